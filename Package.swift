@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "pkgctl",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "PkgCore", targets: ["PkgCore"]),
+        .library(name: "PkgServer", targets: ["PkgServer"]),
+        .executable(name: "pkgctl", targets: ["pkgctl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CZip",
+            pkgConfig: "libzip",
+            providers: [.apt(["libzip-dev"])]
+        ),
+        .target(
+            name: "CCurl",
+            linkerSettings: [.linkedLibrary("curl")]
+        ),
+        .target(
+            name: "PkgCore",
+            dependencies: [
+                "CZip",
+                "CCurl",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(
+            name: "PkgServer",
+            dependencies: ["PkgCore"]
+        ),
+        .executableTarget(
+            name: "pkgctl",
+            dependencies: [
+                "PkgCore",
+                "PkgServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "PkgCoreTests",
+            dependencies: ["PkgCore", "CZip"]
+        ),
+    ]
+)

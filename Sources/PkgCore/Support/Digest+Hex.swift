@@ -1,0 +1,21 @@
+import Crypto
+
+extension Sequence where Element == UInt8 {
+    /// Lower-case hexadecimal text of these bytes, as in `sha256sum` output.
+    var hexString: String {
+        var text = ""
+        text.reserveCapacity(64)
+        for byte in self {
+            text.append(Character(Unicode.Scalar(hexDigits[Int(byte >> 4)])))
+            text.append(Character(Unicode.Scalar(hexDigits[Int(byte & 0x0f)])))
+        }
+        return text
+    }
+}
+
+private let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+extension SHA256.Digest {
+    /// Lower-case hexadecimal text of the digest.
+    var hex: String { hexString }
+}

@@ -1,0 +1,76 @@
+/// The one error type of PkgCore: a stable ``Code`` plus a one-line message
+/// that names what failed and where (a package, an entry, a path, a URL).
+///
+/// ```swift
+/// do { try installer.install(...) }
+/// catch let error as PkgError where error.code == .unsafeEntry { ... }
+/// ```
+public struct PkgError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure this is. New codes may be added over time.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        enum Value: String, Sendable, Hashable {
+            case invalidArgument
+            case malformedManifest
+            case transferFailed
+            case httpStatus
+            case checksumMismatch
+            case sizeMismatch
+            case insufficientSpace
+            case unsafeEntry
+            case archiveLimit
+            case corruptArchive
+            case fileSystem
+            case notInstalled
+            case locked
+            case verificationFailed
+        }
+        let value: Value
+
+        /// An argument or setting is out of range or malformed.
+        public static let invalidArgument = Code(value: .invalidArgument)
+        /// The manifest is not valid JSON of the v1 schema.
+        public static let malformedManifest = Code(value: .malformedManifest)
+        /// libcurl could not complete a transfer (connect, timeout, cut connection).
+        public static let transferFailed = Code(value: .transferFailed)
+        /// The origin answered with an unexpected HTTP status.
+        public static let httpStatus = Code(value: .httpStatus)
+        /// A download's SHA-256 differs from the manifest's.
+        public static let checksumMismatch = Code(value: .checksumMismatch)
+        /// A download's size differs from the manifest's.
+        public static let sizeMismatch = Code(value: .sizeMismatch)
+        /// The filesystem lacks room for a download or an extraction.
+        public static let insufficientSpace = Code(value: .insufficientSpace)
+        /// A zip entry would write outside its directory, or is a symlink, duplicate or encrypted.
+        public static let unsafeEntry = Code(value: .unsafeEntry)
+        /// A bundle exceeds an entry-count, size or compression-ratio limit.
+        public static let archiveLimit = Code(value: .archiveLimit)
+        /// libzip cannot read the archive, or an entry fails its CRC.
+        public static let corruptArchive = Code(value: .corruptArchive)
+        /// A filesystem call failed.
+        public static let fileSystem = Code(value: .fileSystem)
+        /// The named package or version is not installed.
+        public static let notInstalled = Code(value: .notInstalled)
+        /// Another process holds the store's lock.
+        public static let locked = Code(value: .locked)
+        /// Installed files differ from the index written at install.
+        public static let verificationFailed = Code(value: .verificationFailed)
+
+        public var description: String { value.rawValue }
+    }
+
+    /// The kind of failure.
+    public let code: Code
+    /// A one-line, human-readable account naming what and where.
+    public let message: String
+    /// The `errno` behind a filesystem failure, when there is one.
+    public let errno: Int32?
+
+    /// Creates an error with a code and a one-line message.
+    public init(_ code: Code, _ message: String, errno: Int32? = nil) {
+        self.code = code
+        self.message = message
+        self.errno = errno
+    }
+
+    public var description: String { message }
+}
