@@ -1,0 +1,84 @@
+import Foundation
+
+/// The list of packages an origin publishes (schema v1, see the README).
+///
+/// ```json
+/// { "schemaVersion": 1,
+///   "packages": [ { "name": "demo", "version": "1.2.0", "url": "demo-1.2.0.zip",
+///                   "sha256": "…", "size": 123456, "routes": ["www.example.com/app"] } ] }
+/// ```
+/// Unknown fields are ignored.
+public struct Manifest: Codable, Sendable, Hashable {
+    /// The only schema version this build understands.
+    public static let supportedSchemaVersion = 1
+
+    public var schemaVersion: Int
+    public var packages: [ManifestEntry]
+
+    public init(packages: [ManifestEntry] = []) {
+        self.schemaVersion = Self.supportedSchemaVersion
+        self.packages = packages
+    }
+
+    /// Parses and validates manifest JSON; `source` names it in errors.
+    public static func parse(_ data: some Collection<UInt8>, source: String) throws -> Manifest {
+        let manifest: Manifest
+        do {
+            manifest = try JSONDecoder().decode(Manifest.self, from: Data(data))
+        } catch let error as DecodingError {
+            throw PkgError(.malformedManifest, "manifest \(source): \(error.oneLineDescription)")
+        } catch {
+            throw PkgError(.malformedManifest, "manifest \(source): \(error)")
+        }
+        try manifest.validate(source: source)
+        return manifest
+    }
+
+    /// Checks the schema version, that names are unique and every entry is well formed.
+    public func validate(source: String) throws {
+        guard schemaVersion == Self.supportedSchemaVersion else {
+            throw PkgError(.malformedManifest,
+                           "manifest \(source): schemaVersion \(schemaVersion) is not supported (expected 1)")
+        }
+        var seen = Set<String>()
+        for entry in packages {
+            try entry.validate(source: source)
+            guard seen.insert(entry.name).inserted else {
+                throw PkgError(.malformedManifest, "manifest \(source): package '\(entry.name)' is listed twice")
+            }
+        }
+    }
+
+    /// JSON with sorted keys and indentation, as `pkgctl pack` writes it.
+    public func encoded() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+}
+
+extension DecodingError {
+    /// "packages[0].sha256: key not found" style text.
+    var oneLineDescription: String {
+        func path(_ context: Context) -> String {
+            let keys = context.codingPath.map { key in
+                key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)"
+            }.joined()
+            return keys.hasPrefix(".") ? String(keys.dropFirst()) : (keys.isEmpty ? "top level" : keys)
+        }
+        switch self {
+        case .keyNotFound(let key, let context):
+            let parent = path(context)
+            return "\(parent == "top level" ? "" : parent + ".")\(key.stringValue): missing"
+        case .typeMismatch(let type, let context):
+            return "\(path(context)): expected \(type)"
+        case .valueNotFound(let type, let context):
+            return "\(path(context)): expected \(type), found null"
+        case .dataCorrupted(let context):
+            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
+            return "\(path(context)): \(underlying ?? context.debugDescription)"
+        @unknown default:
+            return "\(self)"
+        }
+    }
+}

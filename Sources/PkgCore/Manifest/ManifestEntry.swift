@@ -1,0 +1,77 @@
+import Foundation
+
+/// One package of a ``Manifest``: which version to install and where its zip is.
+public struct ManifestEntry: Codable, Sendable, Hashable {
+    /// Package name: letters, digits, `.`, `_`, `-`; used as a directory name.
+    public var name: String
+    /// Version text, compared with ``PackageVersion`` ordering.
+    public var version: String
+    /// Absolute URL of the zip, or one relative to the manifest's URL.
+    public var url: String
+    /// Lower-case hex SHA-256 of the zip.
+    public var sha256: String
+    /// Size of the zip in bytes.
+    public var size: UInt64
+    /// Hosts with optional path prefixes the package serves, e.g. `www.example.com/app`.
+    public var routes: [String]
+
+    public init(name: String, version: String, url: String, sha256: String, size: UInt64, routes: [String] = []) {
+        self.name = name
+        self.version = version
+        self.url = url
+        self.sha256 = sha256
+        self.size = size
+        self.routes = routes
+    }
+
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        version = try container.decode(String.self, forKey: .version)
+        url = try container.decode(String.self, forKey: .url)
+        sha256 = try container.decode(String.self, forKey: .sha256)
+        size = try container.decode(UInt64.self, forKey: .size)
+        routes = try container.decodeIfPresent([String].self, forKey: .routes) ?? []
+    }
+
+    /// Checks that name and version are safe directory names and the hash is SHA-256 hex.
+    public func validate(source: String) throws {
+        func fail(_ reason: String) -> PkgError {
+            PkgError(.malformedManifest, "manifest \(source): package '\(name)': \(reason)")
+        }
+        guard Self.isSafeComponent(name) else { throw fail("name must be 1-128 of [A-Za-z0-9._-], not starting with '.'") }
+        guard Self.isSafeComponent(version) else {
+            throw fail("version '\(version)' must be 1-128 of [A-Za-z0-9._+-], not starting with '.'")
+        }
+        guard sha256.count == 64, sha256.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else {
+            throw fail("sha256 must be 64 lower-case hex digits")
+        }
+        guard !url.isEmpty else { throw fail("url is empty") }
+        for route in routes where route.isEmpty || route.hasPrefix("/") || route.contains("://") {
+            throw fail("route '\(route)' must be HOST or HOST/PATH without a scheme")
+        }
+    }
+
+    /// The zip's absolute URL: `url` resolved against the manifest's URL.
+    public func resolvedURL(relativeTo manifestURL: String) throws -> String {
+        if let absolute = URL(string: url), absolute.scheme != nil { return absolute.absoluteString }
+        guard let base = URL(string: manifestURL), let resolved = URL(string: url, relativeTo: base) else {
+            throw PkgError(.malformedManifest, "manifest \(manifestURL): package '\(name)': url '\(url)' is not a URL")
+        }
+        return resolved.absoluteString
+    }
+
+    static func isSafeComponent(_ text: String) -> Bool {
+        guard (1...128).contains(text.utf8.count), !text.hasPrefix(".") else { return false }
+        return text.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                 UInt8(ascii: "-"), UInt8(ascii: "+"):
+                return true
+            default:
+                return false
+            }
+        }
+    }
+}

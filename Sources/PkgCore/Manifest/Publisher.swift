@@ -1,0 +1,35 @@
+/// Packs a source tree into `OUT/NAME-VERSION.zip` and lists it in
+/// `OUT/manifest.json` (adding the package, or replacing its entry): what an
+/// origin serves to `pkgctl update`.
+public struct Publisher: Sendable {
+    /// The directory receiving zips and `manifest.json`.
+    public let outputDirectory: String
+
+    public init(outputDirectory: String) {
+        self.outputDirectory = outputDirectory
+    }
+
+    /// Packs `source` deterministically and records it in the manifest; returns the new entry.
+    @discardableResult
+    public func publish(source: String, name: String, version: String, routes: [String] = []) throws -> ManifestEntry {
+        try FileSystem.makeDirectories(outputDirectory)
+        let manifestPath = outputDirectory + "/manifest.json"
+        var manifest = try FileSystem.read(manifestPath).map { try Manifest.parse($0, source: manifestPath) } ?? Manifest()
+
+        let fileName = "\(name)-\(version).zip"
+        let placeholder = ManifestEntry(name: name, version: version, url: fileName,
+                                        sha256: String(repeating: "0", count: 64), size: 0, routes: routes)
+        try placeholder.validate(source: manifestPath)
+
+        let zipPath = outputDirectory + "/" + fileName
+        try BundlePacker.pack(directory: source, to: zipPath)
+        let digest = try FileHasher.hash(file: zipPath)
+        let entry = ManifestEntry(name: name, version: version, url: fileName,
+                                  sha256: digest.sha256, size: digest.size, routes: routes)
+        manifest.packages.removeAll { $0.name == name }
+        manifest.packages.append(entry)
+        manifest.packages.sort { $0.name < $1.name }
+        try FileSystem.writeAtomically(try manifest.encoded() + [UInt8(ascii: "\n")], to: manifestPath)
+        return entry
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension PackageStore {
+    /// Extracts a verified zip into a new version directory, atomically: the
+    /// bundle is checked and extracted into `staging/`, flushed to disk, its
+    /// record written, then renamed to `packages/NAME/VERSION`. On any failure
+    /// nothing of it remains. Does not activate it (see ``activate(_:version:)``).
+    public func install(_ entry: ManifestEntry, archive: String,
+                        limits: ExtractionLimits = ExtractionLimits(), workers: Int = 2) throws -> VersionRecord {
+        try install(entry, archive: archive, limits: limits, workers: workers, checkSpace: true)
+    }
+
+    func install(_ entry: ManifestEntry, archive: String, limits: ExtractionLimits,
+                 workers: Int, checkSpace: Bool) throws -> VersionRecord {
+        try layout.prepare()
+        let label = "\(entry.name) \(entry.version)"
+        let extractor = BundleExtractor(archivePath: archive, label: label, limits: limits)
+        let contents = try extractor.inspect()
+        if checkSpace { try ensureRoomToExtract(contents, label: label) }
+
+        let staging = try makeStagingDirectory(prefix: "\(entry.name)-\(entry.version)")
+        let recordFile = layout.recordFile(entry.name, entry.version)
+        do {
+            let index = try extractor.extract(contents, into: staging, workers: workers)
+            try FileSystem.syncFileSystem(containing: staging)
+            let record = VersionRecord(entry: entry, index: index)
+            try FileSystem.makeDirectories(layout.recordDirectory(entry.name))
+            try record.save(to: recordFile)
+            try FileSystem.makeDirectories(layout.packageDirectory(entry.name))
+            let destination = layout.versionDirectory(entry.name, entry.version)
+            if rename(staging, destination) != 0 { throw fileSystemError("rename \(staging) to", destination) }
+            try FileSystem.syncDirectory(layout.packageDirectory(entry.name))
+            return record
+        } catch {
+            try? FileSystem.removeTree(staging)
+            if !FileSystem.exists(layout.versionDirectory(entry.name, entry.version)) {
+                unlink(recordFile)
+            }
+            throw error
+        }
+    }
+
+    /// Makes `version` the one served, by replacing the `current` symlink atomically.
+    public func activate(_ name: String, version: String) throws {
+        guard try record(of: name, version: version) != nil else {
+            throw PkgError(.notInstalled, "\(name) \(version) is not installed under \(layout.root)")
+        }
+        try FileSystem.replaceSymlink(layout.currentLink(name), target: version)
+    }
+
+    /// Fails with ``PkgError/Code/insufficientSpace`` unless the staging filesystem
+    /// has room for `bytes` more bytes (a download, say).
+    public func ensureRoom(forBytes bytes: UInt64, files: UInt64 = 1, purpose: String) throws {
+        try layout.prepare()
+        let free = try FileSystem.freeSpace(at: layout.staging)
+        if free.bytes < bytes {
+            throw PkgError(.insufficientSpace,
+                           "\(purpose): needs \(bytes.formattedBytes), only \(free.bytes.formattedBytes) free under \(layout.staging)")
+        }
+        if free.inodes < files {
+            throw PkgError(.insufficientSpace,
+                           "\(purpose): needs \(files) files, only \(free.inodes) inodes free under \(layout.staging)")
+        }
+    }
+
+    private func ensureRoomToExtract(_ contents: BundleContents, label: String) throws {
+        let entries = UInt64(contents.fileCount + contents.directoryCount)
+        let blockSlack = entries * 4096
+        try ensureRoom(forBytes: contents.totalUncompressedSize + blockSlack, files: entries,
+                       purpose: "\(label): extracting")
+    }
+
+    /// A new, empty, uniquely named directory under `staging/`.
+    func makeStagingDirectory(prefix: String) throws -> String {
+        var template = Array((layout.staging + "/" + prefix + ".XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw fileSystemError("mkdtemp", layout.staging + "/" + prefix)
+        }
+        chmod(made, 0o755)
+        return String(cString: made)
+    }
+}
+
+extension UInt64 {
+    /// "12.3 MB" style text.
+    var formattedBytes: String {
+        let units = ["B", "KB", "MB", "GB", "TB"]
+        var value = Double(self)
+        var unit = 0
+        while value >= 1000, unit < units.count - 1 {
+            value /= 1000
+            unit += 1
+        }
+        return unit == 0 ? "\(self) B" : String(format: "%.1f %@", value, units[unit])
+    }
+}

@@ -1,0 +1,49 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension PackageStore {
+    /// Finishes what an interrupted command left: empties `staging/`, removes
+    /// version directories without a record and records without a directory,
+    /// and stray temp symlinks. Never touches an active version. Call with
+    /// the lock held, before changing anything.
+    public func recover() throws {
+        try layout.prepare()
+        for name in try FileSystem.contents(of: layout.staging) {
+            try FileSystem.removeTree(layout.staging + "/" + name)
+        }
+        for name in try packageNames() {
+            let active = activeVersion(of: name)
+            let directory = layout.packageDirectory(name)
+            for item in try FileSystem.contents(of: directory) where item != "current" {
+                let path = directory + "/" + item
+                if item.hasPrefix("current.tmp-") {
+                    unlink(path)
+                } else if item != active, !FileSystem.exists(layout.recordFile(name, item)) {
+                    try discardVersionDirectory(path)
+                }
+            }
+        }
+        for name in try FileSystem.contents(of: layout.state + "/packages") {
+            let records = layout.recordDirectory(name)
+            for file in try FileSystem.contents(of: records) {
+                let path = records + "/" + file
+                if file.contains(".tmp-") {
+                    unlink(path)
+                } else if file.hasSuffix(".json"),
+                          !FileSystem.isDirectory(layout.versionDirectory(name, String(file.dropLast(5)))) {
+                    unlink(path)
+                }
+            }
+        }
+    }
+
+    /// Moves a version directory out of sight into `staging/` with one rename,
+    /// then deletes it there: a crash midway leaves only staging debris.
+    func discardVersionDirectory(_ path: String) throws {
+        let trash = try makeStagingDirectory(prefix: "trash")
+        let target = trash + "/version"
+        if rename(path, target) != 0 { throw fileSystemError("rename \(path) to", target) }
+        try FileSystem.removeTree(trash)
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// Where everything lives under a store root:
+///
+/// ```
+/// ROOT/packages/NAME/VERSION/...      immutable once installed
+/// ROOT/packages/NAME/current          symlink to VERSION, replaced by rename(2)
+/// ROOT/cache/HOST/PATH                write-through overlay of the resolver
+/// ROOT/staging/                       work in progress; emptied by recovery
+/// ROOT/state/manifest.json            validators of the last complete update
+/// ROOT/state/packages/NAME/VERSION.json   record and file index of a version
+/// ROOT/lock                           flock(2) held while the store changes
+/// ```
+public struct StoreLayout: Sendable, Hashable {
+    /// The store's root directory.
+    public let root: String
+
+    /// A layout under `root` (made absolute against the working directory).
+    public init(root: String) {
+        let absolute = root.hasPrefix("/") ? root : FileManager.default.currentDirectoryPath + "/" + root
+        self.root = (absolute as NSString).standardizingPath
+    }
+
+    /// The default root: `$PKGCTL_ROOT`, else `$XDG_DATA_HOME/pkgctl`, else `~/.local/share/pkgctl`.
+    public static func defaultRoot(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let root = environment["PKGCTL_ROOT"], !root.isEmpty { return root }
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/pkgctl" }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return home + "/.local/share/pkgctl"
+    }
+
+    public var packages: String { root + "/packages" }
+    public var cache: String { root + "/cache" }
+    public var staging: String { root + "/staging" }
+    public var state: String { root + "/state" }
+    public var lockFile: String { root + "/lock" }
+    public var manifestState: String { state + "/manifest.json" }
+
+    public func packageDirectory(_ name: String) -> String { packages + "/" + name }
+    public func versionDirectory(_ name: String, _ version: String) -> String { packageDirectory(name) + "/" + version }
+    public func currentLink(_ name: String) -> String { packageDirectory(name) + "/current" }
+    public func recordDirectory(_ name: String) -> String { state + "/packages/" + name }
+    public func recordFile(_ name: String, _ version: String) -> String { recordDirectory(name) + "/" + version + ".json" }
+
+    /// Creates the top-level directories when missing.
+    func prepare() throws {
+        for directory in [packages, cache, staging, state + "/packages"] {
+            try FileSystem.makeDirectories(directory)
+        }
+    }
+}

@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An exclusive `flock(2)` on `ROOT/lock`, held while a command changes the
+/// store, so two updates never interleave. Released when the value is dropped
+/// or the process dies.
+public final class StoreLock: Sendable {
+    private let descriptor: Int32
+
+    /// Takes the lock. When another process holds it: waits, after calling
+    /// `onWait` once, if `wait` is true; otherwise throws ``PkgError/Code/locked``.
+    public init(layout: StoreLayout, wait: Bool = true, onWait: (String) -> Void = { _ in }) throws {
+        try FileSystem.makeDirectories(layout.root)
+        let path = layout.lockFile
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw fileSystemError("open", path) }
+        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK else {
+                let error = fileSystemError("flock", path)
+                close(fd)
+                throw error
+            }
+            guard wait else {
+                close(fd)
+                throw PkgError(.locked, "\(path) is held by another pkgctl; try again when it finishes")
+            }
+            onWait("waiting for another pkgctl to release \(path)")
+            if retryingOnInterrupt({ flock(fd, LOCK_EX) }) != 0 {
+                let error = fileSystemError("flock", path)
+                close(fd)
+                throw error
+            }
+        }
+        descriptor = fd
+    }
+
+    deinit {
+        close(descriptor)
+    }
+}

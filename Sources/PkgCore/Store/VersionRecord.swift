@@ -1,0 +1,35 @@
+import Foundation
+
+/// What the store knows of one installed version: the manifest entry it came
+/// from, when it was installed, and its file index. Written before the version
+/// directory is renamed into place, so a version directory without a record is
+/// an interrupted install.
+public struct VersionRecord: Codable, Sendable, Hashable {
+    public var entry: ManifestEntry
+    public var installedAt: Date
+    public var index: FileIndex
+
+    public init(entry: ManifestEntry, installedAt: Date = Date(), index: FileIndex) {
+        self.entry = entry
+        self.installedAt = installedAt
+        self.index = index
+    }
+
+    static func load(from path: String) throws -> VersionRecord? {
+        guard let bytes = try FileSystem.read(path) else { return nil }
+        do {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            return try decoder.decode(VersionRecord.self, from: Data(bytes))
+        } catch {
+            throw PkgError(.fileSystem, "version record \(path) is unreadable: \(error)")
+        }
+    }
+
+    func save(to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        try FileSystem.writeAtomically(try encoder.encode(self), to: path)
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Small, explicit filesystem operations with errors that name the path.
+enum FileSystem {
+    static func exists(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Creates `path` and any missing parents (mode 0755).
+    static func makeDirectories(_ path: String) throws {
+        if isDirectory(path) { return }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != path { try makeDirectories(parent) }
+        if mkdir(path, 0o755) != 0, errno != EEXIST { throw fileSystemError("mkdir", path) }
+    }
+
+    /// Names in a directory, without "." and ".."; empty when it does not exist.
+    static func contents(of path: String) throws -> [String] {
+        guard let dir = opendir(path) else {
+            if errno == ENOENT { return [] }
+            throw fileSystemError("opendir", path)
+        }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    /// Removes a file, a symlink or a whole tree; no error when it is already gone.
+    static func removeTree(_ path: String) throws {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return }
+            throw fileSystemError("lstat", path)
+        }
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            for name in try contents(of: path) { try removeTree(path + "/" + name) }
+            if rmdir(path) != 0, errno != ENOENT { throw fileSystemError("rmdir", path) }
+        } else if unlink(path) != 0, errno != ENOENT {
+            throw fileSystemError("unlink", path)
+        }
+    }
+
+    /// Flushes a directory's entries (new names, renames) to disk.
+    static func syncDirectory(_ path: String) throws {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw fileSystemError("open", path) }
+        defer { close(fd) }
+        if fsync(fd) != 0 { throw fileSystemError("fsync", path) }
+    }
+
+    /// Flushes every dirty page of the filesystem holding `path`: one call instead
+    /// of an fsync per extracted file.
+    static func syncFileSystem(containing path: String) throws {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw fileSystemError("open", path) }
+        defer { close(fd) }
+        if syncfs(fd) != 0 { throw fileSystemError("syncfs", path) }
+    }
+
+    /// Writes `bytes` to a temp file beside `path`, fsyncs it and renames it over `path`,
+    /// so readers see the old content or the new, never a part.
+    static func writeAtomically(_ bytes: some Collection<UInt8>, to path: String) throws {
+        let temporary = path + ".tmp-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw fileSystemError("open", temporary) }
+        var closed = false
+        defer {
+            if !closed { close(fd) }
+        }
+        do {
+            let data = Array(bytes)
+            try data.withUnsafeBytes { buffer in
+                var offset = 0
+                while offset < buffer.count {
+                    let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        throw fileSystemError("write", temporary)
+                    }
+                    offset += written
+                }
+            }
+            if fsync(fd) != 0 { throw fileSystemError("fsync", temporary) }
+            closed = true
+            if close(fd) != 0 { throw fileSystemError("close", temporary) }
+            if rename(temporary, path) != 0 { throw fileSystemError("rename", temporary) }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        try syncDirectory((path as NSString).deletingLastPathComponent)
+    }
+
+    /// The whole content of a file, or nil when it does not exist.
+    static func read(_ path: String) throws -> [UInt8]? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw fileSystemError("open", path)
+        }
+        defer { close(fd) }
+        var result: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw fileSystemError("read", path)
+            }
+            if count == 0 { return result }
+            result.append(contentsOf: buffer[0..<count])
+        }
+    }
+
+    /// The target of a symlink, or nil when `path` is not one.
+    static func symlinkTarget(_ path: String) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count > 0 else { return nil }
+        buffer[count] = 0
+        return String(cString: buffer)
+    }
+
+    /// Points the symlink `path` at `target` atomically: a new link under a temp
+    /// name, renamed over the old one.
+    static func replaceSymlink(_ path: String, target: String) throws {
+        let temporary = path + ".tmp-\(getpid())"
+        unlink(temporary)
+        if symlink(target, temporary) != 0 { throw fileSystemError("symlink", temporary) }
+        if rename(temporary, path) != 0 {
+            let error = fileSystemError("rename", temporary)
+            unlink(temporary)
+            throw error
+        }
+        try syncDirectory((path as NSString).deletingLastPathComponent)
+    }
+
+    /// Bytes and inodes an unprivileged writer may still use on the filesystem holding `path`.
+    static func freeSpace(at path: String) throws -> (bytes: UInt64, inodes: UInt64) {
+        var info = statvfs()
+        guard statvfs(path, &info) == 0 else { throw fileSystemError("statvfs", path) }
+        return (UInt64(info.f_bavail) * UInt64(info.f_frsize), UInt64(info.f_favail))
+    }
+}

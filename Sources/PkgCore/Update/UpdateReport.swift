@@ -1,0 +1,40 @@
+/// What one `update` run did, for people and for `--json`.
+public struct UpdateReport: Sendable, Hashable, Codable {
+    /// Whether the manifest was fetched or the origin answered 304.
+    public enum ManifestStatus: String, Sendable, Hashable, Codable {
+        case fetched
+        case notModified
+    }
+
+    /// What happened to one package of the manifest.
+    public enum Action: String, Sendable, Hashable, Codable {
+        case installed, upgraded, downgraded, unchanged, failed
+    }
+
+    /// One package's outcome.
+    public struct PackageOutcome: Sendable, Hashable, Codable {
+        public var name: String
+        /// The version active before the run, if any.
+        public var from: String?
+        /// The manifest's version.
+        public var to: String
+        public var action: Action
+        /// The one-line error when `action` is `.failed`.
+        public var error: String?
+    }
+
+    public var manifest: ManifestStatus
+    public var packages: [PackageOutcome]
+    /// Versions removed by the garbage collection at the end of the run, as "NAME VERSION".
+    public var removed: [String]
+
+    /// True when every package is at its manifest version.
+    public var succeeded: Bool { !packages.contains { $0.action == .failed } }
+}
+
+/// Progress of an update, reported as it happens (e.g. to draw a progress bar).
+public enum UpdateEvent: Sendable {
+    case downloading(name: String, version: String, received: UInt64, total: UInt64)
+    case extracting(name: String, version: String)
+    case finished(UpdateReport.PackageOutcome)
+}

@@ -1,0 +1,26 @@
+import ArgumentParser
+import PkgCore
+
+struct GCCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gc", abstract: "Remove retained versions beyond the newest N; never the active one.")
+
+    @OptionGroup var store: StoreOptions
+
+    @Option(help: "Installed versions to keep per package.")
+    var keep: Int = 2
+
+    func validate() throws {
+        guard keep >= 1 else { throw ValidationError("--keep must be at least 1") }
+    }
+
+    func run() throws {
+        let removed = try reportingErrors {
+            let lock = try StoreLock(layout: store.store.layout, onWait: Output.printError)
+            defer { withExtendedLifetime(lock) {} }
+            try store.store.recover()
+            return try store.store.collectGarbage(keep: keep)
+        }
+        for item in removed { print("removed \(item.name) \(item.version)") }
+    }
+}

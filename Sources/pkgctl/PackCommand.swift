@@ -1,0 +1,30 @@
+import ArgumentParser
+import PkgCore
+
+struct PackCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pack",
+        abstract: "Zip a directory deterministically and add it to OUT_DIR/manifest.json.")
+
+    @Argument(help: ArgumentHelp("Directory of the bundle's files.", valueName: "src-dir"))
+    var source: String
+
+    @Option(help: "Package name.")
+    var name: String
+
+    @Option(help: "Package version.")
+    var version: String
+
+    @Option(help: ArgumentHelp("Directory receiving NAME-VERSION.zip and manifest.json.", valueName: "out-dir"))
+    var out: String
+
+    @Option(name: .customLong("route"), help: ArgumentHelp("HOST[/PATH] the package serves (repeatable).", valueName: "route"))
+    var routes: [String] = []
+
+    func run() throws {
+        let entry = try reportingErrors {
+            try Publisher(outputDirectory: out).publish(source: source, name: name, version: version, routes: routes)
+        }
+        print("\(out)/\(entry.url)  \(entry.size) bytes  sha256 \(entry.sha256)")
+    }
+}

@@ -1,0 +1,14 @@
+import ArgumentParser
+
+@main
+struct Pkgctl: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pkgctl",
+        abstract: "Offline web-bundle manager: verified, atomic installs of zip bundles.",
+        version: "0.1.0",
+        subcommands: [
+            UpdateCommand.self, StatusCommand.self, RollbackCommand.self,
+            GCCommand.self, VerifyCommand.self, PackCommand.self,
+        ]
+    )
+}

@@ -1,0 +1,31 @@
+import Foundation
+import PkgCore
+
+/// A one-line download bar on stderr, redrawn in place; only used on a terminal.
+final class ProgressBar: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lastDraw = Date.distantPast
+
+    func handle(_ event: UpdateEvent) {
+        lock.lock()
+        defer { lock.unlock() }
+        switch event {
+        case .downloading(let name, let version, let received, let total):
+            guard received == total || Date().timeIntervalSince(lastDraw) > 0.1 else { return }
+            lastDraw = Date()
+            let fraction = total > 0 ? Double(received) / Double(total) : 0
+            let width = 30
+            let filled = Int(fraction * Double(width))
+            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+            draw("\(name) \(version) [\(bar)] \(Int(fraction * 100))%")
+        case .extracting(let name, let version):
+            draw("\(name) \(version) extracting…")
+        case .finished:
+            draw("")
+        }
+    }
+
+    private func draw(_ text: String) {
+        FileHandle.standardError.write(Data("\r\u{1B}[2K\(text)".utf8))
+    }
+}

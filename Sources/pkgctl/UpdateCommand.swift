@@ -1,0 +1,101 @@
+import ArgumentParser
+import Foundation
+import PkgCore
+
+struct UpdateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "update",
+        abstract: "Install every package whose manifest version differs from the active one.",
+        discussion: """
+            Exits 0 when every package is at its manifest version afterwards; otherwise prints one \
+            line per failed package on stderr and exits 1. A failed package keeps its active version.
+            """)
+
+    @OptionGroup var store: StoreOptions
+
+    @Option(help: ArgumentHelp("Manifest URL (http, https or file).", valueName: "url"))
+    var manifest: String
+
+    @Option(name: .customLong("ca-file"), help: ArgumentHelp("PEM file of CAs to trust for https.", valueName: "pem"))
+    var caFile: String?
+
+    @Option(help: "Installed versions to keep per package (the active one always stays).")
+    var keep: Int = 2
+
+    @Option(help: "Seconds to wait for a connection.")
+    var connectTimeout: Int = 10
+
+    @Option(help: "Seconds a transfer may stall before it is retried.")
+    var stallTimeout: Int = 30
+
+    @Option(help: "Tries per transfer (timeouts and 5xx are retried with backoff).")
+    var attempts: Int = 4
+
+    @Option(help: "Most entries a bundle may hold.")
+    var maxEntries: Int = ExtractionLimits().maxEntries
+
+    @Option(help: "Most bytes a bundle may expand to.")
+    var maxSize: UInt64 = ExtractionLimits().maxTotalUncompressedSize
+
+    @Option(help: "Highest compression ratio an entry may have.")
+    var maxRatio: Double = ExtractionLimits().maxCompressionRatio
+
+    @Flag(help: "Exit at once, instead of waiting, when another pkgctl holds the store.")
+    var noWait = false
+
+    @Flag(help: "Print a machine-readable summary on stdout.")
+    var json = false
+
+    @Flag(name: .shortAndLong, help: "Print only errors.")
+    var quiet = false
+
+    func validate() throws {
+        guard keep >= 1 else { throw ValidationError("--keep must be at least 1") }
+        guard attempts >= 1 else { throw ValidationError("--attempts must be at least 1") }
+        guard connectTimeout >= 1, stallTimeout >= 1 else { throw ValidationError("timeouts must be at least 1 second") }
+        guard maxEntries >= 1, maxSize >= 1, maxRatio >= 1 else { throw ValidationError("limits must be positive") }
+    }
+
+    func run() throws {
+        let updater = Updater(
+            store: store.store, manifestURL: manifest,
+            transfer: TransferOptions(caFile: caFile, connectTimeout: connectTimeout,
+                                      stallTimeout: stallTimeout, maxAttempts: attempts),
+            limits: ExtractionLimits(maxEntries: maxEntries, maxTotalUncompressedSize: maxSize,
+                                     maxCompressionRatio: maxRatio),
+            keep: keep)
+        let bar = (quiet || json || !Output.stderrIsTerminal) ? nil : ProgressBar()
+        let report = try reportingErrors {
+            try updater.run(
+                wait: !noWait,
+                onWait: { message in if !quiet { Output.printError(message) } },
+                progress: { event in bar?.handle(event) })
+        }
+        if json {
+            try Output.printJSON(report)
+        } else if !quiet {
+            printSummary(report)
+        }
+        for failure in report.packages where failure.action == .failed {
+            Output.printError(failure.error ?? failure.name)
+        }
+        if !report.succeeded { throw ExitCode.failure }
+    }
+
+    private func printSummary(_ report: UpdateReport) {
+        if report.manifest == .notModified {
+            print("manifest not modified; nothing to do")
+            return
+        }
+        for outcome in report.packages {
+            switch outcome.action {
+            case .installed: print("\(outcome.name): installed \(outcome.to)")
+            case .upgraded, .downgraded:
+                print("\(outcome.name): \(outcome.from ?? "-") -> \(outcome.to) (\(outcome.action.rawValue))")
+            case .unchanged: print("\(outcome.name): \(outcome.to) is up to date")
+            case .failed: break
+            }
+        }
+        for removed in report.removed { print("removed \(removed)") }
+    }
+}

@@ -1,0 +1,29 @@
+import ArgumentParser
+import PkgCore
+
+struct VerifyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "verify",
+        abstract: "Re-hash installed files against the index written at install.",
+        discussion: "Exits 1 and lists changed, missing and unexpected files when any version differs.")
+
+    @OptionGroup var store: StoreOptions
+
+    @Argument(help: "Package name (default: every package).")
+    var name: String?
+
+    func run() throws {
+        let reports = try reportingErrors { try store.store.verify(name) }
+        for report in reports {
+            if report.isIntact {
+                print("\(report.name) \(report.version): ok")
+                continue
+            }
+            print("\(report.name) \(report.version): differs from its index")
+            for path in report.changed { print("  changed: \(path)") }
+            for path in report.missing { print("  missing: \(path)") }
+            for path in report.unexpected { print("  unexpected: \(path)") }
+        }
+        if reports.contains(where: { !$0.isIntact }) { throw ExitCode.failure }
+    }
+}
