@@ -1,0 +1,69 @@
+import Testing
+@testable import PkgCore
+
+@Suite struct ManifestTests {
+    private let hash = String(repeating: "ab", count: 32)
+
+    @Test func parsesV1AndIgnoresUnknownFields() throws {
+        let json = """
+            { "schemaVersion": 1, "generator": "ci",
+              "packages": [ { "name": "demo", "version": "1.2.0", "url": "demo-1.2.0.zip",
+                              "sha256": "\(hash)", "size": 123456, "routes": ["www.example.com/app"],
+                              "channel": "beta" } ] }
+            """
+        let manifest = try Manifest.parse(Array(json.utf8), source: "m.json")
+        #expect(manifest.packages == [ManifestEntry(name: "demo", version: "1.2.0", url: "demo-1.2.0.zip",
+                                                    sha256: hash, size: 123456, routes: ["www.example.com/app"])])
+    }
+
+    @Test(arguments: [
+        ("{", "m.json"),
+        (#"{"schemaVersion": 2, "packages": []}"#, "schemaVersion 2"),
+        (#"{"schemaVersion": 1, "packages": [{"name": "demo"}]}"#, "version: missing"),
+        (#"{"schemaVersion": 1, "packages": [{"name": "demo", "version": "1", "url": "u", "sha256": "x", "size": 1}]}"#,
+         "sha256 must be 64"),
+        (#"{"schemaVersion": 1, "packages": [{"name": "../etc", "version": "1", "url": "u", "sha256": "x", "size": 1}]}"#,
+         "name must be"),
+        (#"{"schemaVersion": 1, "packages": [{"name": "demo", "version": "1", "url": "u", "sha256": "x", "size": -1}]}"#,
+         "size"),
+    ])
+    func refusesMalformedManifests(json: String, expected: String) {
+        let error = #expect(throws: PkgError.self) { try Manifest.parse(Array(json.utf8), source: "m.json") }
+        #expect(error?.code == .malformedManifest)
+        #expect(error?.message.hasPrefix("manifest m.json: ") == true)
+        #expect(error?.message.contains(expected) == true, "\(error?.message ?? "")")
+        #expect(error?.message.contains("\n") == false)
+    }
+
+    @Test func refusesDuplicatePackages() {
+        let entry = #"{"name": "demo", "version": "1", "url": "u", "sha256": "\#(hash)", "size": 1}"#
+        let json = #"{"schemaVersion": 1, "packages": [\#(entry), \#(entry)]}"#
+        let error = #expect(throws: PkgError.self) { try Manifest.parse(Array(json.utf8), source: "m.json") }
+        #expect(error?.message.contains("'demo' is listed twice") == true)
+    }
+
+    @Test func resolvesRelativeAndAbsoluteURLs() throws {
+        var entry = ManifestEntry(name: "demo", version: "1", url: "bundles/demo-1.zip", sha256: hash, size: 1)
+        #expect(try entry.resolvedURL(relativeTo: "https://cdn.example.com/app/manifest.json")
+                == "https://cdn.example.com/app/bundles/demo-1.zip")
+        #expect(try entry.resolvedURL(relativeTo: "file:///srv/origin/manifest.json") == "file:///srv/origin/bundles/demo-1.zip")
+        entry.url = "http://127.0.0.1:9/x.zip"
+        #expect(try entry.resolvedURL(relativeTo: "https://cdn.example.com/manifest.json") == "http://127.0.0.1:9/x.zip")
+    }
+
+    @Test func ordersVersionsNumerically() {
+        let ascending = ["0.9", "1.0.0-alpha", "1.0.0-beta.2", "1.0.0-beta.10", "1.0.0", "1.0.1", "1.2", "1.10.0", "2"]
+        for (lower, higher) in zip(ascending, ascending.dropFirst()) {
+            #expect(PackageVersion(lower) < PackageVersion(higher), "\(lower) < \(higher)")
+            #expect(!(PackageVersion(higher) < PackageVersion(lower)))
+        }
+        #expect(PackageVersion("1.0") == PackageVersion("1.0.0"))
+        #expect(PackageVersion("01.2") == PackageVersion("1.2"))
+    }
+
+    @Test func defaultRootFollowsEnvironment() {
+        #expect(StoreLayout.defaultRoot(environment: ["PKGCTL_ROOT": "/srv/pkg", "HOME": "/home/u"]) == "/srv/pkg")
+        #expect(StoreLayout.defaultRoot(environment: ["XDG_DATA_HOME": "/x/data", "HOME": "/home/u"]) == "/x/data/pkgctl")
+        #expect(StoreLayout.defaultRoot(environment: ["HOME": "/home/u"]) == "/home/u/.local/share/pkgctl")
+    }
+}
