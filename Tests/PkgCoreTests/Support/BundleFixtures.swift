@@ -56,3 +56,20 @@ struct SplitMix: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+import CZip
+
+extension BundleFixtures {
+    /// Renames one entry of a zip in place with libzip, e.g. to a name that
+    /// would escape the extraction directory.
+    static func renameEntry(in zipPath: String, from oldName: String, to newName: String) throws {
+        var error: Int32 = 0
+        guard let archive = zip_open(zipPath, 0, &error) else { throw PkgError(.corruptArchive, "zip_open \(zipPath): \(error)") }
+        let index = zip_name_locate(archive, oldName, 0)
+        guard index >= 0, zip_file_rename(archive, zip_uint64_t(index), newName, ZIP_FL_ENC_UTF_8) == 0,
+              zip_close(archive) == 0 else {
+            zip_discard(archive)
+            throw PkgError(.corruptArchive, "cannot rename \(oldName) in \(zipPath)")
+        }
+    }
+}
