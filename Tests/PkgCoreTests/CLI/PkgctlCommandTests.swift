@@ -108,10 +108,12 @@ import Testing
 
         let (waiting, out, err) = try PkgctlProcess.start(["update", "--root", root, "--manifest", manifestURL])
         let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: root + "/lock") || waiting.isRunning && Date() < deadline {
-            if try hasPrinted(err, "waiting for another pkgctl") { break }
-            Thread.sleep(forTimeInterval: 0.02)
+        var sawWaiting = false
+        while !sawWaiting, Date() < deadline {
+            sawWaiting = try hasPrinted(err, "waiting for another pkgctl")
+            if !sawWaiting { Thread.sleep(forTimeInterval: 0.02) }
         }
+        #expect(sawWaiting)
         #expect(waiting.isRunning)
         #expect(PackageStore(root: root).activeVersion(of: "demo") == nil)
         lock = nil
