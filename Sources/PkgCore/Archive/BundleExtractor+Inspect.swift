@@ -22,7 +22,7 @@ extension BundleExtractor {
     ///
     /// - Returns: the validated listing to pass to ``extract(_:into:workers:)``.
     public func inspect() throws -> BundleContents {
-        let archive = try ZipArchive(path: archivePath, label: label, checkConsistency: true)
+        let archive = try ZipArchive(path: archivePath, label: label)
         let count = archive.entryCount
         if count > UInt64(max(limits.maxEntries, 0)) {
             throw PkgError(.archiveLimit,
@@ -43,6 +43,13 @@ extension BundleExtractor {
             guard zip_stat_index(archive.handle, index, 0, &stat) == 0 else {
                 throw PkgError(.corruptArchive,
                                "\(label): entry #\(index): cannot be read: \(archive.lastErrorDescription)")
+            }
+            // libzip turns names that are not UTF-8 into UTF-8 from CP437, which
+            // maps control bytes to symbols: look for those in the raw bytes.
+            if let raw = zip_get_name(archive.handle, index, zip_flags_t(ZIP_FL_ENC_RAW)),
+               let byte = Self.controlByte(in: raw) {
+                let shown = String(decoding: UnsafeRawBufferPointer(start: raw, count: strlen(raw)), as: UTF8.self)
+                throw entryError(.unsafeEntry, shown, "control character in name (byte \(byte))")
             }
             let name = stat.name.map { String(cString: $0) } ?? ""
             let entry: EntryName
@@ -88,6 +95,16 @@ extension BundleExtractor {
 
         let directories = try directories(of: entries, namesByPath: namesByPath)
         return BundleContents(archivePath: archivePath, files: files, directories: directories)
+    }
+
+    /// The first control byte (below 0x20, or 0x7f) in a C string, if any.
+    private static func controlByte(in name: UnsafePointer<CChar>) -> UInt8? {
+        var cursor = UnsafeRawPointer(name).assumingMemoryBound(to: UInt8.self)
+        while cursor.pointee != 0 {
+            if cursor.pointee < 0x20 || cursor.pointee == 0x7f { return cursor.pointee }
+            cursor += 1
+        }
+        return nil
     }
 
     /// Refuses symlinks and special files, judged by Unix mode bits when the

@@ -20,14 +20,22 @@ final class ZipArchive {
 
     /// Opens `path` read-only. Throws `.corruptArchive` when it is not a
     /// readable zip, or a filesystem error when it cannot be opened.
-    init(path: String, label: String, checkConsistency: Bool = false) throws {
+    ///
+    /// Opened without `ZIP_CHECKCONS`: that would refuse duplicate names
+    /// before ``BundleExtractor/inspect()`` can name the entry, and a local
+    /// header that disagrees with the central directory does not matter here,
+    /// since extraction trusts only the validated central directory.
+    init(path: String, label: String) throws {
         var code: Int32 = 0
-        let flags = ZIP_RDONLY | (checkConsistency ? ZIP_CHECKCONS : 0)
-        guard let handle = zip_open(path, flags, &code) else {
+        guard let handle = zip_open(path, ZIP_RDONLY, &code) else {
             var error = zip_error_t()
             zip_error_init_with_code(&error, code)
             defer { zip_error_fini(&error) }
             let systemErrno = zip_error_system_type(&error) == ZIP_ET_SYS ? zip_error_code_system(&error) : 0
+            if code == ZIP_ER_NOENT {
+                throw PkgError(.fileSystem, "\(label): \(fileSystemError("open", path, errno: ENOENT).message)",
+                               errno: ENOENT)
+            }
             if code == ZIP_ER_OPEN || code == ZIP_ER_READ, systemErrno != 0 {
                 let cause = fileSystemError("open", path, errno: systemErrno)
                 throw PkgError(cause.code, "\(label): \(cause.message)", errno: systemErrno)
