@@ -55,7 +55,7 @@ public struct Downloader: Sendable {
         if let date = validators?.lastModified { conditions.append("If-Modified-Since: \(date)") }
         try easy.setHeaders(conditions)
 
-        return try withRetries(url: url) { _ in
+        return try withRetries {
             var headers = ResponseHeaders()
             var body: [UInt8] = []
             var rejectedStatus: Int?
@@ -119,7 +119,7 @@ public struct Downloader: Sendable {
         let sink = try DownloadSink(path: path, url: url, expectedSize: expectedSize, progress: progress)
         var entity = HTTPValidators()
 
-        try withRetries(url: url) { _ in
+        try withRetries {
             let offset = sink.received
             if offset > 0 && offset == expectedSize {
                 // Everything arrived before the connection failed: let the checks decide.
@@ -201,11 +201,11 @@ public struct Downloader: Sendable {
     /// Runs `attempt` until it succeeds, fails for good, or runs out of attempts, sleeping
     /// the backoff delay between attempts. A final error after several attempts gets
     /// " (after N attempts)" appended to its message.
-    func withRetries<Value>(url: String, _ attempt: (Int) throws -> AttemptResult<Value>) throws -> Value {
+    func withRetries<Value>(_ attempt: () throws -> AttemptResult<Value>) throws -> Value {
         let policy = RetryPolicy(options)
         var number = 1
         while true {
-            switch try attempt(number) {
+            switch try attempt() {
             case .succeeded(let value):
                 return value
             case .failed(let error, let retryable):
