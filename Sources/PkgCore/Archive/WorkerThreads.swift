@@ -1,0 +1,48 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs blocking work on dedicated threads, off Swift's cooperative pool.
+enum WorkerThreads {
+    /// Calls `body(n)` for each `n` in `0..<count`, `body(0)` on the calling
+    /// thread and the rest on new threads; returns when all have returned.
+    ///
+    /// If a thread cannot be started its share is skipped, so `body` must
+    /// pull work from a shared source rather than rely on its number.
+    static func run(count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+        var threads: [pthread_t] = []
+        if count > 1 {
+            threads.reserveCapacity(count - 1)
+            for number in 1..<count {
+                let job = Unmanaged.passRetained(Job(number: number, body: body)).toOpaque()
+                var thread = pthread_t()
+                let started = pthread_create(&thread, nil, { context in
+                    let job = Unmanaged<Job>.fromOpaque(context!).takeRetainedValue()
+                    job.body(job.number)
+                    return nil
+                }, job)
+                if started == 0 {
+                    threads.append(thread)
+                } else {
+                    Unmanaged<Job>.fromOpaque(job).release()
+                }
+            }
+        }
+        body(0)
+        for thread in threads {
+            pthread_join(thread, nil)
+        }
+    }
+
+    private final class Job: Sendable {
+        let number: Int
+        let body: @Sendable (Int) -> Void
+
+        init(number: Int, body: @escaping @Sendable (Int) -> Void) {
+            self.number = number
+            self.body = body
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Crypto
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The file a download streams into: it writes each chunk, counts the bytes and feeds a
+/// running SHA-256 as they arrive, so the result is checked without reading it again.
+final class DownloadSink {
+    /// Bytes written so far, which is also where a resumed transfer continues.
+    private(set) var received: UInt64 = 0
+
+    private let path: String
+    private let url: String
+    private let expectedSize: UInt64
+    private let progress: (@Sendable (UInt64, UInt64) -> Void)?
+    private var hasher = SHA256()
+    private var descriptor: Int32
+
+    /// Creates or truncates the file at `path`.
+    init(path: String, url: String, expectedSize: UInt64, progress: (@Sendable (UInt64, UInt64) -> Void)?) throws {
+        let descriptor = retryingOnInterrupt { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+        guard descriptor >= 0 else { throw fileSystemError("open", path) }
+        self.descriptor = descriptor
+        self.path = path
+        self.url = url
+        self.expectedSize = expectedSize
+        self.progress = progress
+    }
+
+    deinit {
+        if descriptor >= 0 { _ = close(descriptor) }
+    }
+
+    /// Writes `bytes` at the end of the file. Throws `.sizeMismatch` without writing when
+    /// they would take the file past the expected size, and the filesystem error (ENOSPC
+    /// as `.insufficientSpace`) when the write fails.
+    func append(_ bytes: UnsafeRawBufferPointer) throws {
+        guard !bytes.isEmpty else { return }
+        let count = UInt64(bytes.count)
+        guard count <= expectedSize - received else {
+            throw PkgError(
+                .sizeMismatch,
+                "GET \(url): size mismatch: received more than the expected \(expectedSize) bytes")
+        }
+        var offset = 0
+        while offset < bytes.count {
+            let written = retryingOnInterrupt {
+                write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            }
+            guard written > 0 else { throw fileSystemError("write", path, errno: written < 0 ? errno : EIO) }
+            offset += written
+        }
+        hasher.update(bufferPointer: bytes)
+        received += count
+        progress?(received, expectedSize)
+    }
+
+    /// Empties the file and resets the count and hash, for an origin that answered a
+    /// Range request with the whole body.
+    func restart() throws {
+        guard received > 0 else { return }
+        guard retryingOnInterrupt({ ftruncate(descriptor, 0) }) == 0 else { throw fileSystemError("truncate", path) }
+        guard lseek(descriptor, 0, SEEK_SET) == 0 else { throw fileSystemError("seek", path) }
+        hasher = SHA256()
+        received = 0
+        progress?(0, expectedSize)
+    }
+
+    /// Closes the file and checks the size and SHA-256 of what was written.
+    func finish(expectedSHA256: String) throws {
+        let result = close(descriptor)
+        descriptor = -1
+        if result != 0 && errno != EINTR { throw fileSystemError("close", path) }
+        guard received == expectedSize else {
+            throw PkgError(
+                .sizeMismatch, "GET \(url): size mismatch: expected \(expectedSize) bytes, received \(received)")
+        }
+        let actual = hasher.finalize().hex
+        let expected = expectedSHA256.lowercased()
+        guard actual == expected else {
+            throw PkgError(.checksumMismatch, "GET \(url): SHA-256 mismatch: expected \(expected), got \(actual)")
+        }
+    }
+}

@@ -1,0 +1,253 @@
+import CCurl
+
+/// Blocking HTTP(S) and file:// transfers for `pkgctl update`, on libcurl.
+///
+/// Both methods run `curl_easy_perform` on the calling thread and block it for the whole
+/// transfer, retries and their waits included. Call them from a dedicated thread (a
+/// `Thread`, a `DispatchQueue`, `NIOThreadPool`), never from Swift's cooperative pool,
+/// for instance not directly inside an `async` function.
+///
+/// Every transfer follows up to 5 redirects, allows only http, https and file (redirects
+/// only to http and https), sends `User-Agent: pkgctl/1`, and gives up on a connection
+/// after ``TransferOptions/connectTimeout`` seconds and on a transfer that stays below
+/// 1 byte/s for ``TransferOptions/stallTimeout`` seconds. Retryable failures (see
+/// ``download(from:to:expectedSize:expectedSHA256:progress:)``) are tried again up to
+/// ``TransferOptions/maxAttempts`` times in all, waiting ``TransferOptions/retryBaseDelay``
+/// seconds before the first retry and twice as long before each next one.
+///
+/// ```swift
+/// let downloader = Downloader(options: TransferOptions(caFile: caPath))
+/// try downloader.download(
+///     from: "https://bundles.example/demo-1.0.0.zip", to: "staging/demo-1.0.0.zip",
+///     expectedSize: 48_213, expectedSHA256: "9f86d0…")
+/// ```
+public struct Downloader: Sendable {
+    /// The settings every transfer uses.
+    public let options: TransferOptions
+
+    /// Creates a downloader with `options`.
+    public init(options: TransferOptions = TransferOptions()) {
+        self.options = options
+    }
+
+    /// GETs `url` (http, https or file) into memory, conditionally on `validators`.
+    ///
+    /// Sends `If-None-Match` with the stored ETag and `If-Modified-Since` with the stored
+    /// Last-Modified; a 304 answer gives ``ConditionalFetch/notModified``, a 2xx answer the
+    /// body with the response's validators. Compressed encodings are accepted and decoded.
+    /// Retries as ``download(from:to:expectedSize:expectedSHA256:progress:)`` does.
+    /// Blocks the calling thread (see ``Downloader``).
+    ///
+    /// ```swift
+    /// switch try downloader.fetch(manifestURL, validators: state.manifestValidators) {
+    /// case .notModified: break
+    /// case .fetched(let body, let validators): try apply(body); state.manifestValidators = validators
+    /// }
+    /// ```
+    ///
+    /// - Throws: ``PkgError`` `.httpStatus` for another status ("GET <url>: HTTP 404"),
+    ///   `.transferFailed` when libcurl fails (the message names the URL and libcurl's reason).
+    public func fetch(_ url: String, validators: HTTPValidators?) throws -> ConditionalFetch {
+        let easy = try makeHandle(url: url)
+        try easy.set(CURLOPT_ACCEPT_ENCODING, "")
+        var conditions: [String] = []
+        if let etag = validators?.etag { conditions.append("If-None-Match: \(etag)") }
+        if let date = validators?.lastModified { conditions.append("If-Modified-Since: \(date)") }
+        try easy.setHeaders(conditions)
+
+        return try withRetries {
+            var headers = ResponseHeaders()
+            var body: [UInt8] = []
+            var rejectedStatus: Int?
+            easy.onHeader = { headers.take($0) }
+            easy.onBody = { bytes in
+                let status = easy.responseCode
+                guard Self.isSuccess(status) else {
+                    rejectedStatus = status
+                    return false
+                }
+                body.append(contentsOf: bytes)
+                return true
+            }
+            defer { easy.onHeader = { _ in }; easy.onBody = { _ in true } }
+
+            let code = easy.perform()
+            let status = rejectedStatus ?? easy.responseCode
+            if rejectedStatus == nil && code != CURLE_OK {
+                return .failed(transferError(url, code, easy), retryable: RetryPolicy.isRetryable(code))
+            }
+            if status == 304 { return .succeeded(.notModified) }
+            guard Self.isSuccess(status) else { return statusFailure(url, status) }
+            return .succeeded(.fetched(body: body, validators: headers.validators))
+        }
+    }
+
+    /// Downloads `url` (http, https or file) into the file at `path`, which is created or
+    /// truncated, and checks its size and SHA-256.
+    ///
+    /// Bytes are counted and hashed while they stream in, with no second read: the transfer
+    /// stops as soon as more than `expectedSize` bytes arrive. `progress(received, total)`
+    /// is called after each chunk is written, `total` being `expectedSize`.
+    ///
+    /// Retried with exponential backoff: timeouts and stalls, failed connections, partial
+    /// transfers and cut connections, and HTTP 5xx, 408 and 429. A retry resumes after the
+    /// bytes already written with `Range: bytes=N-` (and `If-Range` when the origin sent a
+    /// strong ETag or a Last-Modified), continuing the same running hash; when the origin
+    /// answers it with 200 instead of 206, the file and hash restart from zero. Other
+    /// statuses fail at once. Blocks the calling thread (see ``Downloader``).
+    ///
+    /// ```swift
+    /// try downloader.download(
+    ///     from: entry.url, to: stagingPath, expectedSize: entry.size, expectedSHA256: entry.sha256
+    /// ) { received, total in reporter.update(received, of: total) }
+    /// ```
+    ///
+    /// - Throws: ``PkgError``, one line naming the URL:
+    ///   `.transferFailed` when libcurl fails, e.g. "GET http://127.0.0.1:8123/demo-1.0.0.zip:
+    ///   Couldn't connect to server (after 4 attempts)"; `.httpStatus` ("GET <url>: HTTP 404");
+    ///   `.sizeMismatch` for too many or too few bytes; `.checksumMismatch` with the expected
+    ///   and actual digests; or the filesystem error naming `path` when writing fails
+    ///   (`.insufficientSpace` for ENOSPC).
+    public func download(
+        from url: String,
+        to path: String,
+        expectedSize: UInt64,
+        expectedSHA256: String,
+        progress: (@Sendable (_ received: UInt64, _ total: UInt64) -> Void)? = nil
+    ) throws {
+        let easy = try makeHandle(url: url)
+        let sink = try DownloadSink(path: path, url: url, expectedSize: expectedSize, progress: progress)
+        var entity = HTTPValidators()
+
+        try withRetries {
+            let offset = sink.received
+            if offset > 0 && offset == expectedSize {
+                // Everything arrived before the connection failed: let the checks decide.
+                return .succeeded(())
+            }
+            if offset > 0 {
+                try easy.set(CURLOPT_RANGE, "\(offset)-")
+                try easy.setHeaders(entity.ifRangeValue.map { ["If-Range: \($0)"] } ?? [])
+            } else {
+                try easy.clear(CURLOPT_RANGE)
+                try easy.setHeaders([])
+            }
+
+            var headers = ResponseHeaders()
+            var bodyStarted = false
+            var stop: AttemptResult<Void>?
+            // Once the final response's status is known: what its body means (nil: write it).
+            func verdict() throws -> AttemptResult<Void>? {
+                let status = easy.responseCode
+                switch status {
+                case 206 where offset > 0 && headers.contentRangeStart == offset:
+                    return nil
+                case 206:
+                    try sink.restart()
+                    let range = headers["content-range"] ?? "none"
+                    let error = PkgError(
+                        .httpStatus, "GET \(url): HTTP 206 with Content-Range \(range) for a request from byte \(offset)")
+                    return .failed(error, retryable: true)
+                case 0, 200...299:
+                    // A full body, also when a Range was asked for: start the file and hash again.
+                    try sink.restart()
+                    entity = headers.validators
+                    return nil
+                case 416 where offset > 0:
+                    // The origin's copy no longer has our bytes: start again from zero.
+                    try sink.restart()
+                    return statusFailure(url, status, retryable: true)
+                default:
+                    return statusFailure(url, status)
+                }
+            }
+            func startBody() -> Bool {
+                bodyStarted = true
+                do { stop = try verdict() } catch { stop = .failed(error, retryable: false) }
+                return stop == nil
+            }
+            easy.onHeader = { headers.take($0) }
+            easy.onBody = { bytes in
+                if !bodyStarted && !startBody() { return false }
+                do {
+                    try sink.append(bytes)
+                    return true
+                } catch {
+                    stop = .failed(error, retryable: false)
+                    return false
+                }
+            }
+            defer { easy.onHeader = { _ in }; easy.onBody = { _ in true } }
+
+            let code = easy.perform()
+            if let stop { return stop }
+            if code != CURLE_OK {
+                return .failed(transferError(url, code, easy), retryable: RetryPolicy.isRetryable(code))
+            }
+            if !bodyStarted && !startBody(), let stop { return stop }
+            return .succeeded(())
+        }
+        try sink.finish(expectedSHA256: expectedSHA256)
+    }
+
+    // MARK: - Attempts
+
+    /// The outcome of one attempt.
+    enum AttemptResult<Value> {
+        case succeeded(Value)
+        case failed(any Error, retryable: Bool)
+    }
+
+    /// Runs `attempt` until it succeeds, fails for good, or runs out of attempts, sleeping
+    /// the backoff delay between attempts. A final error after several attempts gets
+    /// " (after N attempts)" appended to its message.
+    func withRetries<Value>(_ attempt: () throws -> AttemptResult<Value>) throws -> Value {
+        let policy = RetryPolicy(options)
+        var number = 1
+        while true {
+            switch try attempt() {
+            case .succeeded(let value):
+                return value
+            case .failed(let error, let retryable):
+                guard retryable, number < policy.maxAttempts else {
+                    if number > 1, let error = error as? PkgError {
+                        throw PkgError(error.code, "\(error.message) (after \(number) attempts)", errno: error.errno)
+                    }
+                    throw error
+                }
+                RetryPolicy.sleep(seconds: policy.delay(afterAttempt: number))
+                number += 1
+            }
+        }
+    }
+
+    /// A handle for GET `url` with the options every transfer shares.
+    func makeHandle(url: String) throws -> EasyHandle {
+        let easy = try EasyHandle()
+        try easy.set(CURLOPT_URL, url)
+        try easy.set(CURLOPT_PROTOCOLS_STR, "http,https,file")
+        try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        try easy.set(CURLOPT_FOLLOWLOCATION, 1)
+        try easy.set(CURLOPT_MAXREDIRS, 5)
+        try easy.set(CURLOPT_USERAGENT, "pkgctl/1")
+        try easy.set(CURLOPT_CONNECTTIMEOUT, max(1, options.connectTimeout))
+        try easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
+        try easy.set(CURLOPT_LOW_SPEED_TIME, max(1, options.stallTimeout))
+        if let caFile = options.caFile { try easy.set(CURLOPT_CAINFO, caFile) }
+        return easy
+    }
+
+    static func isSuccess(_ status: Int) -> Bool {
+        status == 0 || (200...299).contains(status)
+    }
+
+    func transferError(_ url: String, _ code: CURLcode, _ easy: EasyHandle) -> PkgError {
+        PkgError(.transferFailed, "GET \(url): \(Curl.describe(code, detail: easy.errorDetail))")
+    }
+
+    func statusFailure<Value>(_ url: String, _ status: Int, retryable: Bool? = nil) -> AttemptResult<Value> {
+        .failed(
+            PkgError(.httpStatus, "GET \(url): HTTP \(status)"),
+            retryable: retryable ?? RetryPolicy.isRetryable(status: status))
+    }
+}

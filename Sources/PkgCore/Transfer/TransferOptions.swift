@@ -1,0 +1,37 @@
+/// Settings shared by every transfer a ``Downloader`` makes.
+///
+/// ```swift
+/// var options = TransferOptions(caFile: "/etc/pkgctl/ca.pem")
+/// options.stallTimeout = 60
+/// let downloader = Downloader(options: options)
+/// ```
+public struct TransferOptions: Sendable {
+    /// A PEM file of certificate authorities to trust for https instead of the system's
+    /// (libcurl's `CURLOPT_CAINFO`); `nil` uses the system store. Set by `--ca-file`.
+    public var caFile: String?
+    /// Seconds allowed for connecting, TLS handshake included.
+    public var connectTimeout: Int = 10
+    /// Seconds a transfer may stay below 1 byte/s before it is abandoned as stalled
+    /// (libcurl's `CURLOPT_LOW_SPEED_LIMIT` / `CURLOPT_LOW_SPEED_TIME`).
+    /// There is no limit on a transfer's total time.
+    public var stallTimeout: Int = 30
+    /// Attempts in all, the first included, before a retryable failure is reported.
+    public var maxAttempts: Int = 4
+    /// Seconds to wait before the first retry; each later retry waits twice as long.
+    public var retryBaseDelay: Double = 0.5
+
+    /// Creates options; every argument has the default documented on its property.
+    public init(
+        caFile: String? = nil,
+        connectTimeout: Int = 10,
+        stallTimeout: Int = 30,
+        maxAttempts: Int = 4,
+        retryBaseDelay: Double = 0.5
+    ) {
+        self.caFile = caFile
+        self.connectTimeout = connectTimeout
+        self.stallTimeout = stallTimeout
+        self.maxAttempts = maxAttempts
+        self.retryBaseDelay = retryBaseDelay
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import Testing
+@testable import PkgCore
+
+/// The `pkgctl` executable as users and cron run it.
+@Suite struct PkgctlCommandTests {
+    let temp: TemporaryDirectory
+    let origin: String
+    let root: String
+    var manifestURL: String { "file://" + origin + "/manifest.json" }
+
+    init() throws {
+        temp = try TemporaryDirectory()
+        origin = temp.path + "/origin"
+        root = temp.path + "/store"
+    }
+
+    @Test func updateStatusRollbackGcAndVerify() throws {
+        try BundleFixtures.publishDemo(["1.0.0"], into: origin)
+        #expect(try PkgctlProcess.run(["update", "--root", root, "--manifest", manifestURL]).stdout
+                == "demo: installed 1.0.0\n")
+        try BundleFixtures.publishDemo(["1.1.0"], into: origin)
+        let update = try PkgctlProcess.run(["update", "--root", root, "--manifest", manifestURL, "--json"])
+        #expect(update.status == 0)
+        let report = try JSONDecoder().decode(UpdateReport.self, from: Data(update.stdout.utf8))
+        #expect(report.packages.map(\.action) == [.upgraded])
+
+        let status = try PkgctlProcess.run(["status", "--root", root, "--json"])
+        let listing = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+        let packages = try #require(listing["packages"] as? [[String: Any]])
+        #expect(packages.count == 1)
+        #expect(packages.first?["name"] as? String == "demo")
+        #expect(packages.first?["version"] as? String == "1.1.0")
+        #expect(packages.first?["path"] as? String == root + "/packages/demo/1.1.0")
+        #expect(packages.first?["retained"] as? [String] == ["1.0.0", "1.1.0"])
+
+        let rollback = try PkgctlProcess.run(["rollback", "--root", root, "demo"])
+        #expect(rollback.status == 0)
+        #expect(rollback.stdout == "demo: 1.1.0 -> 1.0.0\n")
+        #expect(PackageStore(root: root).activeVersion(of: "demo") == "1.0.0")
+        let noOlder = try PkgctlProcess.run(["rollback", "--root", root, "demo"])
+        #expect(noOlder.status == 1)
+        #expect(noOlder.stderr == "pkgctl: demo: no version retained before 1.0.0 to roll back to\n")
+
+        let gc = try PkgctlProcess.run(["gc", "--root", root, "--keep", "1"])
+        #expect(gc.status == 0)
+        #expect(gc.stdout.isEmpty, "the active 1.0.0 and the newest 1.1.0 both stay: \(gc.stdout)")
+        try FileManager.default.removeItem(atPath: root + "/packages/demo/current")
+        try FileManager.default.createSymbolicLink(atPath: root + "/packages/demo/current", withDestinationPath: "1.1.0")
+        #expect(try PkgctlProcess.run(["gc", "--root", root, "--keep", "1"]).stdout == "removed demo 1.0.0\n")
+        #expect(!FileManager.default.fileExists(atPath: root + "/packages/demo/1.0.0"))
+
+        #expect(try PkgctlProcess.run(["verify", "--root", root]).stdout == "demo 1.1.0: ok\n")
+        try Data("tampered".utf8).write(to: URL(fileURLWithPath: root + "/packages/demo/1.1.0/js/app.js"))
+        try FileManager.default.removeItem(atPath: root + "/packages/demo/1.1.0/img/logo.png")
+        try Data().write(to: URL(fileURLWithPath: root + "/packages/demo/1.1.0/extra.txt"))
+        let verify = try PkgctlProcess.run(["verify", "--root", root, "demo"])
+        #expect(verify.status == 1)
+        #expect(verify.stdout == """
+            demo 1.1.0: differs from its index
+              changed: js/app.js
+              missing: img/logo.png
+              unexpected: extra.txt
+
+            """)
+    }
+
+    @Test func badInputGetsOneLineErrorAndNonZeroExit() throws {
+        try FileManager.default.createDirectory(atPath: origin, withIntermediateDirectories: true)
+        try Data("{\"schemaVersion\": 1, \"packages\": [{\"name\": 5}]}".utf8)
+            .write(to: URL(fileURLWithPath: origin + "/manifest.json"))
+        let malformed = try PkgctlProcess.run(["update", "--root", root, "--manifest", manifestURL])
+        #expect(malformed.status == 1)
+        #expect(malformed.stderr.hasPrefix("pkgctl: manifest \(manifestURL): packages[0].name"))
+        #expect(malformed.stderr.filter { $0 == "\n" }.count == 1)
+
+        let missing = try PkgctlProcess.run(["update", "--root", root, "--manifest", "file://" + temp.path + "/nope.json"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("nope.json"))
+
+        let keep = try PkgctlProcess.run(["gc", "--root", root, "--keep", "0"])
+        #expect(keep.status != 0)
+        #expect(keep.stderr.contains("--keep must be at least 1"))
+    }
+
+    @Test func packIsDeterministicAndUpdatesTheManifest() throws {
+        let arguments = ["pack", BundleFixtures.demoSource("1.0.0"), "--name", "demo", "--version", "1.0.0",
+                         "--out", origin, "--route", "www.example.com/app"]
+        #expect(try PkgctlProcess.run(arguments).status == 0)
+        let first = try Data(contentsOf: URL(fileURLWithPath: origin + "/demo-1.0.0.zip"))
+        #expect(try PkgctlProcess.run(arguments).status == 0)
+        let second = try Data(contentsOf: URL(fileURLWithPath: origin + "/demo-1.0.0.zip"))
+        #expect(first == second)
+        let manifest = try Manifest.parse(Array(try Data(contentsOf: URL(fileURLWithPath: origin + "/manifest.json"))),
+                                          source: "manifest.json")
+        #expect(manifest.packages.count == 1)
+        #expect(manifest.packages.first?.routes == ["www.example.com/app"])
+        #expect(manifest.packages.first?.size == UInt64(first.count))
+    }
+
+    @Test func secondUpdateWaitsForTheLockOrExitsWithNoWait() throws {
+        try BundleFixtures.publishDemo(["1.0.0"], into: origin)
+        var lock: StoreLock? = try StoreLock(layout: StoreLayout(root: root))
+
+        let refused = try PkgctlProcess.run(["update", "--root", root, "--manifest", manifestURL, "--no-wait"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr == "pkgctl: \(root)/lock is held by another pkgctl; try again when it finishes\n")
+
+        let (waiting, out, err) = try PkgctlProcess.start(["update", "--root", root, "--manifest", manifestURL])
+        let deadline = Date().addingTimeInterval(10)
+        var sawWaiting = false
+        while !sawWaiting, Date() < deadline {
+            sawWaiting = try hasPrinted(err, "waiting for another pkgctl")
+            if !sawWaiting { Thread.sleep(forTimeInterval: 0.02) }
+        }
+        #expect(sawWaiting)
+        #expect(waiting.isRunning)
+        #expect(PackageStore(root: root).activeVersion(of: "demo") == nil)
+        lock = nil
+        _ = lock
+        waiting.waitUntilExit()
+        #expect(waiting.terminationStatus == 0)
+        #expect(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self) == "demo: installed 1.0.0\n")
+    }
+
+    /// Kills real `pkgctl update` processes at random moments; after every kill the
+    /// active version is complete, and the next run cleans up and finishes.
+    @Test func killedUpdatesNeverLeaveABrokenActiveVersion() throws {
+        let sources = [temp.path + "/v1", temp.path + "/v2"]
+        for (seed, source) in sources.enumerated() {
+            try BundleFixtures.makeTree(at: source, files: 300, size: 24_000, seed: UInt64(seed + 1))
+        }
+        let publisher = Publisher(outputDirectory: origin)
+        let entries = try [publisher.publish(source: sources[0], name: "app", version: "1"),
+                           publisher.publish(source: sources[1], name: "app", version: "2")]
+        func publish(_ entry: ManifestEntry) throws {
+            try FileSystem.writeAtomically(try Manifest(packages: [entry]).encoded(), to: origin + "/manifest.json")
+        }
+        let store = PackageStore(root: root)
+        let arguments = ["update", "--quiet", "--keep", "1", "--root", root, "--manifest", manifestURL]
+
+        try publish(entries[0])
+        let started = Date()
+        #expect(try PkgctlProcess.run(arguments).status == 0)
+        let fullRun = Date().timeIntervalSince(started)
+
+        var generator = SplitMix(seed: 42)
+        var killedMidway = 0
+        for iteration in 0..<24 {
+            let before = try #require(store.activeVersion(of: "app"))
+            let target = entries[iteration % 2 == 0 ? 1 : 0]
+            if target.version != before { try publish(target) }
+            let (process, _, _) = try PkgctlProcess.start(arguments)
+            Thread.sleep(forTimeInterval: fullRun * 1.2 * Double(generator.next() % 1000) / 1000)
+            if process.isRunning { killedMidway += 1 }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+
+            let active = try #require(store.activeVersion(of: "app"), "iteration \(iteration)")
+            #expect([before, target.version].contains(active))
+            let reports = try store.verify("app").filter { $0.version == active }
+            #expect(reports.count == 1 && reports.allSatisfy(\.isIntact), "iteration \(iteration): \(reports)")
+        }
+        #expect(killedMidway >= 8, "only \(killedMidway) kills landed mid-run")
+
+        let final = try PkgctlProcess.run(arguments)
+        #expect(final.status == 0, "\(final.stderr)")
+        #expect(try FileSystem.contents(of: store.layout.staging).isEmpty)
+        let directories = try FileSystem.contents(of: store.layout.packageDirectory("app")).filter { $0 != "current" }
+        #expect(Set(directories) == Set(try store.retainedVersions(of: "app").map(\.entry.version)))
+        #expect(try store.verify("app").allSatisfy(\.isIntact))
+    }
+
+    private func hasPrinted(_ pipe: Pipe, _ text: String) throws -> Bool {
+        let handle = pipe.fileHandleForReading
+        var pollfd = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&pollfd, 1, 0) > 0 else { return false }
+        return String(decoding: handle.availableData, as: UTF8.self).contains(text)
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+@testable import PkgCore
+
+/// Source trees and published origins for update tests.
+enum BundleFixtures {
+    /// The repository checkout this test file belongs to.
+    static let repository: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    /// `sample-bundles/demo/VERSION`.
+    static func demoSource(_ version: String) -> String {
+        repository + "/sample-bundles/demo/" + version
+    }
+
+    /// Publishes the demo versions into `origin` (zips + manifest.json) and returns their entries.
+    @discardableResult
+    static func publishDemo(_ versions: [String], into origin: String) throws -> [ManifestEntry] {
+        try versions.map {
+            try Publisher(outputDirectory: origin).publish(
+                source: demoSource($0), name: "demo", version: $0, routes: ["www.example.com/app"])
+        }
+    }
+
+    /// Writes a tree of `files` files of `size` random bytes each, in nested folders.
+    static func makeTree(at path: String, files: Int, size: Int, seed: UInt64 = 1) throws {
+        var generator = SplitMix(seed: seed)
+        for i in 0..<files {
+            let directory = path + "/d\(i % 7)/e\(i % 3)"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let bytes = (0..<size).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
+            try Data(bytes).write(to: URL(fileURLWithPath: directory + "/f\(i).bin"))
+        }
+    }
+
+    /// Rewrites the manifest in `origin` with `transform` applied to the entry named `name`.
+    static func editManifest(in origin: String, _ transform: (inout Manifest) -> Void) throws {
+        let path = origin + "/manifest.json"
+        var manifest = try Manifest.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path))), source: path)
+        transform(&manifest)
+        try manifest.encoded().write(to: URL(fileURLWithPath: path))
+    }
+}
+
+/// A tiny deterministic PRNG for test data.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+import CZip
+
+extension BundleFixtures {
+    /// Renames one entry of a zip in place with libzip, e.g. to a name that
+    /// would escape the extraction directory.
+    static func renameEntry(in zipPath: String, from oldName: String, to newName: String) throws {
+        var error: Int32 = 0
+        guard let archive = zip_open(zipPath, 0, &error) else { throw PkgError(.corruptArchive, "zip_open \(zipPath): \(error)") }
+        let index = zip_name_locate(archive, oldName, 0)
+        guard index >= 0, zip_file_rename(archive, zip_uint64_t(index), newName, ZIP_FL_ENC_UTF_8) == 0,
+              zip_close(archive) == 0 else {
+            zip_discard(archive)
+            throw PkgError(.corruptArchive, "cannot rename \(oldName) in \(zipPath)")
+        }
+    }
+}

@@ -1,0 +1,279 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import PkgCore
+
+/// `Downloader` against a real nginx on 127.0.0.1 (see `NginxOrigin` for the paths it serves).
+@Suite struct TransferTests {
+    /// 256 KiB of deterministic, incompressible-looking bytes.
+    static let payload: [UInt8] = {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        return (0..<262_144).map { _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 33)
+        }
+    }()
+
+    /// Fast retries and a short stall timeout, for tests.
+    static let quick = TransferOptions(connectTimeout: 5, stallTimeout: 5, maxAttempts: 4, retryBaseDelay: 0.05)
+
+    let root: TemporaryDirectory
+    let output: TemporaryDirectory
+    let payloadSHA256: String
+
+    init() throws {
+        root = try TemporaryDirectory(prefix: "pkgctl-root")
+        output = try TemporaryDirectory(prefix: "pkgctl-out")
+        let file = try root.write(Self.payload, to: "demo-1.0.0.zip")
+        try root.write(Array(#"{"schema":1}"#.utf8), to: "manifest.json")
+        // An independent oracle for the hash: coreutils, not the code under test.
+        payloadSHA256 = String(try runCommand("/usr/bin/sha256sum", [file]).prefix(64))
+    }
+
+    /// Downloads the payload from `url` on a dedicated thread.
+    func download(
+        _ url: String, options: TransferOptions = quick, size: UInt64? = nil, sha256: String? = nil,
+        to path: String? = nil, progress: (@Sendable (UInt64, UInt64) -> Void)? = nil
+    ) async throws -> String {
+        let path = path ?? output.path("download.zip")
+        let size = size ?? UInt64(Self.payload.count)
+        let sha256 = sha256 ?? payloadSHA256
+        try await onDedicatedThread {
+            try Downloader(options: options).download(
+                from: url, to: path, expectedSize: size, expectedSHA256: sha256, progress: progress)
+        }
+        return path
+    }
+
+    func contents(_ path: String) -> [UInt8] {
+        FileManager.default.contents(atPath: path).map(Array.init) ?? []
+    }
+
+    // MARK: - Happy paths
+
+    @Test func downloadsOverHTTPWithProgress() async throws {
+        let origin = try NginxOrigin(root: root.path)
+        let seen = Recorder()
+        let path = try await download(origin.baseURL + "/demo-1.0.0.zip") { received, total in
+            seen.record(received, total)
+        }
+        #expect(contents(path) == Self.payload)
+        let calls = seen.calls
+        #expect(!calls.isEmpty)
+        #expect(calls.last?.received == UInt64(Self.payload.count))
+        #expect(calls.allSatisfy { $0.total == UInt64(Self.payload.count) })
+        #expect(zip(calls, calls.dropFirst()).allSatisfy { $0.received <= $1.received })
+    }
+
+    @Test func downloadsOverHTTPSTrustingTheGeneratedCA() async throws {
+        let origin = try NginxOrigin(root: root.path, tls: true)
+        #expect(origin.baseURL.hasPrefix("https://127.0.0.1:"))
+        var options = Self.quick
+        let caFile = try #require(origin.caFile)
+        options.caFile = caFile
+        let path = try await download(origin.baseURL + "/demo-1.0.0.zip", options: options)
+        #expect(contents(path) == Self.payload)
+    }
+
+    @Test func httpsWithoutTheCAFailsWithATLSError() async throws {
+        let origin = try NginxOrigin(root: root.path, tls: true, accessLog: true)
+        let url = origin.baseURL + "/demo-1.0.0.zip"
+        let error = try #require(await #expect(throws: PkgError.self) { try await download(url) })
+        #expect(error.code == .transferFailed)
+        #expect(error.message.hasPrefix("GET \(url): "))
+        #expect(error.message.contains("certificate"))
+        #expect(!error.message.contains("attempts"), "a TLS failure is not retried")
+        #expect(origin.accessLog().isEmpty)
+    }
+
+    @Test func downloadsAFileURL() async throws {
+        let path = try await download("file://" + root.path("demo-1.0.0.zip"))
+        #expect(contents(path) == Self.payload)
+    }
+
+    @Test func conditionalFetchAnswersNotModifiedWithStoredValidators() async throws {
+        let origin = try NginxOrigin(root: root.path)
+        let url = origin.baseURL + "/manifest.json"
+        let downloader = Downloader(options: Self.quick)
+
+        let first = try await onDedicatedThread { try downloader.fetch(url, validators: nil) }
+        guard case .fetched(let body, let validators) = first else {
+            Issue.record("expected a body, got \(first)")
+            return
+        }
+        #expect(body == Array(#"{"schema":1}"#.utf8))
+        #expect(validators.etag != nil)
+        #expect(validators.lastModified != nil)
+
+        let second = try await onDedicatedThread { try downloader.fetch(url, validators: validators) }
+        guard case .notModified = second else {
+            Issue.record("expected .notModified, got \(second)")
+            return
+        }
+        let byDate = HTTPValidators(lastModified: validators.lastModified)
+        let third = try await onDedicatedThread { try downloader.fetch(url, validators: byDate) }
+        guard case .notModified = third else {
+            Issue.record("expected .notModified for If-Modified-Since, got \(third)")
+            return
+        }
+        let stale = HTTPValidators(etag: "\"stale\"")
+        let fourth = try await onDedicatedThread { try downloader.fetch(url, validators: stale) }
+        guard case .fetched(let again, _) = fourth else {
+            Issue.record("expected a body for a stale ETag, got \(fourth)")
+            return
+        }
+        #expect(again == body)
+    }
+
+    @Test func fetchOfAMissingURLFailsWithItsStatus() async throws {
+        let origin = try NginxOrigin(root: root.path)
+        let url = origin.baseURL + "/missing.json"
+        let error = try #require(
+            await #expect(throws: PkgError.self) {
+                try await onDedicatedThread { try Downloader(options: Self.quick).fetch(url, validators: nil) }
+            })
+        #expect(error.code == .httpStatus)
+        #expect(error.message == "GET \(url): HTTP 404")
+    }
+
+    // MARK: - Checks
+
+    @Test func aWrongChecksumNamesBothDigests() async throws {
+        let origin = try NginxOrigin(root: root.path)
+        let wrong = String(repeating: "ab", count: 32)
+        let error = try #require(
+            await #expect(throws: PkgError.self) {
+                try await download(origin.baseURL + "/demo-1.0.0.zip", sha256: wrong)
+            })
+        #expect(error.code == .checksumMismatch)
+        #expect(error.message.contains(wrong))
+        #expect(error.message.contains(payloadSHA256))
+    }
+
+    @Test func moreBytesThanExpectedAbortWhileStreaming() async throws {
+        let origin = try NginxOrigin(root: root.path)
+        let expected = UInt64(Self.payload.count / 4)
+        let path = output.path("download.zip")
+        let error = try #require(
+            await #expect(throws: PkgError.self) {
+                try await download(origin.baseURL + "/demo-1.0.0.zip", size: expected, to: path)
+            })
+        #expect(error.code == .sizeMismatch)
+        #expect(error.message.contains("more than the expected \(expected) bytes"))
+        #expect(UInt64(contents(path).count) <= expected, "nothing past the expected size is written")
+    }
+
+    @Test func fewerBytesThanExpectedFail() async throws {
+        let origin = try NginxOrigin(root: root.path)
+        let expected = UInt64(Self.payload.count + 1)
+        let error = try #require(
+            await #expect(throws: PkgError.self) {
+                try await download(origin.baseURL + "/demo-1.0.0.zip", size: expected)
+            })
+        #expect(error.code == .sizeMismatch)
+        #expect(error.message.contains("expected \(expected) bytes, received \(Self.payload.count)"))
+    }
+
+    @Test func aFailedWriteNamesThePathAsInsufficientSpace() async throws {
+        let origin = try NginxOrigin(root: root.path)
+        let error = try #require(
+            await #expect(throws: PkgError.self) {
+                try await download(origin.baseURL + "/demo-1.0.0.zip", to: "/dev/full")
+            })
+        #expect(error.code == .insufficientSpace)
+        #expect(error.message.contains("/dev/full"))
+    }
+
+    // MARK: - Retries
+
+    @Test func retriesAfterA500() async throws {
+        let origin = try NginxOrigin(root: root.path, accessLog: true)
+        let path = try await download(origin.baseURL + "/fail-once/demo-1.0.0.zip")
+        #expect(contents(path) == Self.payload)
+        #expect(origin.accessLog().map { $0.split(separator: " ")[1] } == ["500", "200"])
+    }
+
+    @Test func always500FailsAfterMaxAttempts() async throws {
+        let origin = try NginxOrigin(root: root.path, accessLog: true)
+        let url = origin.baseURL + "/always-500/demo-1.0.0.zip"
+        var options = Self.quick
+        options.maxAttempts = 3
+        let error = try #require(await #expect(throws: PkgError.self) { try await download(url, options: options) })
+        #expect(error.code == .httpStatus)
+        #expect(error.message == "GET \(url): HTTP 500 (after 3 attempts)")
+        #expect(origin.accessLog().count == 3)
+    }
+
+    @Test func aNotFoundFailsAtOnce() async throws {
+        let origin = try NginxOrigin(root: root.path, accessLog: true)
+        let url = origin.baseURL + "/missing.zip"
+        let error = try #require(await #expect(throws: PkgError.self) { try await download(url) })
+        #expect(error.code == .httpStatus)
+        #expect(error.message == "GET \(url): HTTP 404")
+        #expect(origin.accessLog().count == 1)
+    }
+
+    @Test func aCutTransferResumesWithARange() async throws {
+        let origin = try NginxOrigin(root: root.path, accessLog: true)
+        let path = try await download(origin.baseURL + "/cut-once/demo-1.0.0.zip")
+        #expect(contents(path) == Self.payload)
+        #expect(origin.truncatedRequestCount == 1)
+        let log = origin.accessLog()
+        try #require(log.count == 2, "\(log)")
+        #expect(log[0].hasPrefix("/cut-once/demo-1.0.0.zip 200 \"-\""))
+        // The resumed request asks for the rest only, and gets 206 with just those bytes.
+        let fields = log[1].split(separator: " ")
+        #expect(fields[1] == "206")
+        let range = fields[2].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        let start = try #require(range.hasPrefix("bytes=") ? UInt64(range.dropFirst(6).dropLast()) : nil)
+        #expect(range.hasSuffix("-"))
+        #expect(start > 0 && start < UInt64(Self.payload.count))
+        #expect(UInt64(fields[3]) == UInt64(Self.payload.count) - start)
+    }
+
+    @Test func aRangeAnsweredWith200RestartsFromZero() async throws {
+        // No nginx here: the truncating origin ignores Range, cuts the first answer and
+        // sends the whole file with 200 to the resumed request.
+        let truncating = try TruncatingOrigin(root: root.path, cutting: 1)
+        defer { truncating.stop() }
+        let seen = Recorder()
+        let path = try await download("http://127.0.0.1:\(truncating.port)/demo-1.0.0.zip") { received, total in
+            seen.record(received, total)
+        }
+        #expect(contents(path) == Self.payload)
+        #expect(truncating.requestCount == 2)
+        #expect(seen.calls.contains { $0.received == 0 }, "progress restarted from zero")
+    }
+
+    @Test func aRefusedConnectionFailsNamingTheURL() async throws {
+        let port = try Loopback.freePort()  // closed again: nothing listens there
+        let url = "http://127.0.0.1:\(port)/demo-1.0.0.zip"
+        var options = Self.quick
+        options.maxAttempts = 2
+        let error = try #require(await #expect(throws: PkgError.self) { try await download(url, options: options) })
+        #expect(error.code == .transferFailed)
+        #expect(error.message == "GET \(url): Couldn't connect to server (after 2 attempts)")
+    }
+
+    @Test func aStallTripsTheLowSpeedTimeout() async throws {
+        let origin = try NginxOrigin(root: root.path)
+        var options = Self.quick
+        options.stallTimeout = 1
+        options.maxAttempts = 1
+        let url = origin.baseURL + "/slow/demo-1.0.0.zip"
+        let clock = ContinuousClock()
+        let started = clock.now
+        let error = try #require(await #expect(throws: PkgError.self) { try await download(url, options: options) })
+        #expect(error.code == .transferFailed)
+        #expect(error.message.hasPrefix("GET \(url): Timeout was reached"))
+        #expect(clock.now - started < .seconds(10))
+    }
+}
+
+/// Collects progress calls from any thread.
+final class Recorder: Sendable {
+    private let storage = Mutex<[(received: UInt64, total: UInt64)]>([])
+    func record(_ received: UInt64, _ total: UInt64) { storage.withLock { $0.append((received, total)) } }
+    var calls: [(received: UInt64, total: UInt64)] { storage.withLock { $0 } }
+}
