@@ -25,11 +25,13 @@ let package = Package(
             name: "CCurl",
             linkerSettings: [.linkedLibrary("curl")]
         ),
+        .target(name: "CSystemShims"),
         .target(
             name: "PkgCore",
             dependencies: [
                 "CZip",
                 "CCurl",
+                "CSystemShims",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]

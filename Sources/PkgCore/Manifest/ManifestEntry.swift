@@ -30,7 +30,13 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         version = try container.decode(String.self, forKey: .version)
         url = try container.decode(String.self, forKey: .url)
         sha256 = try container.decode(String.self, forKey: .sha256)
-        size = try container.decode(UInt64.self, forKey: .size)
+        // Decoded as signed: Foundation reports a negative UInt64 as "not valid JSON".
+        let size = try container.decode(Int64.self, forKey: .size)
+        guard size >= 0 else {
+            throw DecodingError.dataCorruptedError(forKey: .size, in: container,
+                                                   debugDescription: "must be a non-negative number of bytes")
+        }
+        self.size = UInt64(size)
         routes = try container.decodeIfPresent([String].self, forKey: .routes) ?? []
     }
 

@@ -1,3 +1,4 @@
+import CSystemShims
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -69,7 +70,7 @@ enum FileSystem {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw fileSystemError("open", path) }
         defer { close(fd) }
-        if syncfs(fd) != 0 { throw fileSystemError("syncfs", path) }
+        if pkg_syncfs(fd) != 0 { throw fileSystemError("syncfs", path) }
     }
 
     /// Writes `bytes` to a temp file beside `path`, fsyncs it and renames it over `path`,
@@ -117,7 +118,7 @@ enum FileSystem {
         var result: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw fileSystemError("read", path)
@@ -132,8 +133,7 @@ enum FileSystem {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let count = readlink(path, &buffer, buffer.count - 1)
         guard count > 0 else { return nil }
-        buffer[count] = 0
-        return String(cString: buffer)
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Points the symlink `path` at `target` atomically: a new link under a temp

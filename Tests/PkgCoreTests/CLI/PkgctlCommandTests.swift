@@ -149,7 +149,7 @@ import Testing
         for iteration in 0..<24 {
             let before = try #require(store.activeVersion(of: "app"))
             let target = entries[iteration % 2 == 0 ? 1 : 0]
-            if target.version != before { try publish(target) }
+            try publish(target)
             let (process, _, _) = try PkgctlProcess.start(arguments)
             Thread.sleep(forTimeInterval: fullRun * 1.2 * Double(generator.next() % 1000) / 1000)
             if process.isRunning { killedMidway += 1 }

@@ -25,7 +25,7 @@ import Testing
         (#"{"schemaVersion": 1, "packages": [{"name": "../etc", "version": "1", "url": "u", "sha256": "x", "size": 1}]}"#,
          "name must be"),
         (#"{"schemaVersion": 1, "packages": [{"name": "demo", "version": "1", "url": "u", "sha256": "x", "size": -1}]}"#,
-         "size"),
+         "packages[0].size: must be a non-negative number of bytes"),
     ])
     func refusesMalformedManifests(json: String, expected: String) {
         let error = #expect(throws: PkgError.self) { try Manifest.parse(Array(json.utf8), source: "m.json") }

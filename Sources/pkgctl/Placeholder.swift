@@ -1,5 +1,0 @@
-// Placeholder so the package builds until the CLI lands; delete it then.
-@main
-enum PkgctlPlaceholder {
-    static func main() {}
-}
