@@ -2,15 +2,6 @@ import CCurl
 import Foundation
 import Synchronization
 
-/// `curl_global_init`, once per process (dedupe with Transfer/ when both exist).
-enum CurlGlobal {
-    private static let initialized: Bool = {
-        pkg_curl_global_init() == CURLE_OK
-    }()
-
-    static func initialize() { _ = initialized }
-}
-
 /// One libcurl multi handle driven by its own thread with a
 /// `curl_multi_poll` / `curl_multi_wakeup` loop — never Swift's cooperative
 /// pool. Other threads only queue commands (add, cancel) and wake the loop;
@@ -31,7 +22,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     private var active: [UnsafeMutableRawPointer: UpstreamTransfer] = [:]
 
     init() {
-        CurlGlobal.initialize()
+        try? Curl.initialize()  // a failure shows as failed transfers
         multi = curl_multi_init()
     }
 

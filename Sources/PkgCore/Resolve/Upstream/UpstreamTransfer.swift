@@ -42,7 +42,7 @@ final class UpstreamTransfer: @unchecked Sendable {
 
     init(url: String, method: String, headers: [(name: String, value: String)], body: [UInt8],
          caFile: String?, connectTimeoutMilliseconds: Int, sink: any UpstreamTransferSink) throws {
-        CurlGlobal.initialize()
+        try Curl.initialize()
         guard let easy = curl_easy_init() else { throw PkgError(.transferFailed, "\(url): curl_easy_init failed") }
         self.easy = easy
         self.url = url
