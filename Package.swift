@@ -55,6 +55,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .executableTarget(
+            name: "ResolveBench",
+            dependencies: ["PkgCore"],
+            path: "bench/ResolveBench"
+        ),
         .testTarget(
             name: "PkgCoreTests",
             dependencies: ["PkgCore", "CZip"]

@@ -8,7 +8,7 @@ struct Pkgctl: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             UpdateCommand.self, StatusCommand.self, RollbackCommand.self,
-            GCCommand.self, VerifyCommand.self, PackCommand.self,
+            GCCommand.self, VerifyCommand.self, PackCommand.self, ResolveCommand.self,
         ]
     )
 }

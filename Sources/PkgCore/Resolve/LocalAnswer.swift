@@ -1,0 +1,119 @@
+/// A local answer, ready for a server's fast path: the response head and, when
+/// there is a body, the open file and the byte range of it to send (e.g. with
+/// `sendfile(2)` / NIO `FileRegion`).
+///
+/// ```swift
+/// if let answer = try resolver.answerLocally(request) {
+///     write(answer.response)
+///     if let file = answer.file { sendfile(socket, file.descriptor, answer.range) }
+/// }
+/// ```
+public struct LocalAnswer: Sendable {
+    /// Status 200, 206, 304 or 416 with `Content-Type`, `Content-Length`, `ETag`,
+    /// `Accept-Ranges` (and `Content-Range` for 206/416).
+    public var response: ResourceResponse
+    /// The file to send from, or nil when the answer has no body (304, 416, HEAD).
+    public var file: LocalFile?
+    /// The bytes of `file` to send; empty when there is no body.
+    public var range: Range<Int64>
+    /// Where the file came from.
+    public var source: Source
+
+    /// Where a local answer came from.
+    public enum Source: Sendable, Hashable {
+        /// The active version of an installed package.
+        case package(name: String, version: String)
+        /// The write-through overlay cache (fetched under `version` of `package`, if routed).
+        case overlay(package: String?, version: String?)
+    }
+
+    /// Builds the answer for `request` from an open file: If-None-Match (304),
+    /// a single Range (206 / 416; suffix `bytes=-N` is the last N bytes; several
+    /// ranges or a failed If-Range → the whole file), HEAD without a body.
+    static func make(file: LocalFile, request: ResourceRequest, contentType: String, source: Source) -> LocalAnswer {
+        let size = file.size
+        if let match = request.header("If-None-Match"), etagListMatches(match, file.etag) {
+            return LocalAnswer(response: ResourceResponse(status: 304, headers: [("ETag", file.etag)]),
+                               file: nil, range: 0..<0, source: source)
+        }
+        var status = 200
+        var range: Range<Int64> = 0..<size
+        if let rangeHeader = request.header("Range"),
+           request.header("If-Range").map({ $0 == file.etag }) ?? true {
+            switch parseRange(rangeHeader, size: size) {
+            case .whole: break
+            case .unsatisfiable:
+                return LocalAnswer(response: ResourceResponse(status: 416, headers: [
+                    ("Content-Range", "bytes */\(size)"), ("Content-Length", "0"), ("ETag", file.etag),
+                    ("Accept-Ranges", "bytes"),
+                ]), file: nil, range: 0..<0, source: source)
+            case .range(let part):
+                status = 206
+                range = part
+            }
+        }
+        var headers: [(name: String, value: String)] = [
+            ("Content-Type", contentType),
+            ("Content-Length", String(range.count)),
+            ("ETag", file.etag),
+            ("Accept-Ranges", "bytes"),
+        ]
+        if status == 206 {
+            headers.append(("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(size)"))
+        }
+        let hasBody = request.method != "HEAD" && !range.isEmpty
+        return LocalAnswer(response: ResourceResponse(status: status, headers: headers),
+                           file: hasBody ? file : nil, range: hasBody ? range : 0..<0, source: source)
+    }
+
+    enum RangeRequest: Equatable {
+        case whole
+        case range(Range<Int64>)
+        case unsatisfiable
+    }
+
+    /// Parses one `bytes=` range against `size`. Malformed or multiple ranges → `.whole`.
+    static func parseRange(_ header: String, size: Int64) -> RangeRequest {
+        var text = Substring(header).drop(while: { $0 == " " })
+        guard text.hasPrefix("bytes=") else { return .whole }
+        text = text.dropFirst(6)
+        if text.contains(",") { return .whole }
+        let trimmed = text.trimmingSpaces
+        guard let dash = trimmed.firstIndex(of: "-") else { return .whole }
+        let first = trimmed[..<dash].trimmingSpaces, last = trimmed[trimmed.index(after: dash)...].trimmingSpaces
+        if first.isEmpty {
+            guard let count = Int64(last), count >= 0 else { return .whole }
+            if count == 0 || size == 0 { return .unsatisfiable }
+            return .range(max(0, size - count)..<size)
+        }
+        guard let start = Int64(first), start >= 0 else { return .whole }
+        var end = size - 1
+        if !last.isEmpty {
+            guard let value = Int64(last), value >= start else { return .whole }
+            end = min(value, size - 1)
+        }
+        if start >= size { return .unsatisfiable }
+        return .range(start..<(end + 1))
+    }
+
+    /// Whether an `If-None-Match` list names `etag` (weak comparison) or is `*`.
+    static func etagListMatches(_ list: String, _ etag: String) -> Bool {
+        let opaque = etag.hasPrefix("W/") ? etag.dropFirst(2) : Substring(etag)
+        for item in list.split(separator: ",") {
+            var tag = item.trimmingSpaces
+            if tag == "*" { return true }
+            if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+            if tag == opaque { return true }
+        }
+        return false
+    }
+}
+
+extension Substring {
+    var trimmingSpaces: Substring {
+        var text = self
+        while text.first == " " || text.first == "\t" { text = text.dropFirst() }
+        while text.last == " " || text.last == "\t" { text = text.dropLast() }
+        return text
+    }
+}

@@ -1,0 +1,84 @@
+import CCurl
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An open local file (from a package or the overlay cache); closes its
+/// descriptor when released. A server can `sendfile(2)` it directly.
+public final class LocalFile: @unchecked Sendable {
+    /// The open, read-only descriptor. Valid until this object is released.
+    public let descriptor: Int32
+    /// Size in bytes at open.
+    public let size: Int64
+    /// A strong validator: `"SIZE-MTIME-INODE"` in hex. Package files are immutable
+    /// once installed and overlay files are replaced by rename, so the triple
+    /// changes whenever the content does.
+    public let etag: String
+    /// The directory the file was opened under and its path relative to it.
+    public let directory: String
+    public let relativePath: String
+
+    init(descriptor: Int32, info: stat, directory: String, relativePath: String) {
+        self.descriptor = descriptor
+        self.size = Int64(info.st_size)
+        let mtime = UInt64(info.st_mtim.tv_sec) &* 1_000_000_000 &+ UInt64(info.st_mtim.tv_nsec)
+        self.etag = "\"" + String(UInt64(info.st_size), radix: 16) + "-" + String(mtime, radix: 16) + "-"
+            + String(UInt64(info.st_ino), radix: 16) + "\""
+        self.directory = directory
+        self.relativePath = relativePath
+    }
+
+    deinit { close(descriptor) }
+
+    /// The absolute path the file was opened at (for display).
+    public var path: String { directory + "/" + relativePath }
+
+    /// Opens `relativePath` under the directory descriptor `directoryFD`, refusing
+    /// symlinks and escapes; a directory yields its `index.html`. Returns nil when
+    /// there is no such regular file.
+    static func open(under directoryFD: Int32, directory: String, relativePath: String) -> LocalFile? {
+        var fd = openBeneath(directoryFD, relativePath)
+        guard fd >= 0 else { return nil }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { close(fd); return nil }
+        var relative = relativePath
+        if (info.st_mode & S_IFMT) == S_IFDIR {
+            let index = openBeneath(fd, "index.html")
+            close(fd)
+            guard index >= 0 else { return nil }
+            fd = index
+            relative += "/index.html"
+            guard fstat(fd, &info) == 0 else { close(fd); return nil }
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else { close(fd); return nil }
+        return LocalFile(descriptor: fd, info: info, directory: directory, relativePath: relative)
+    }
+}
+
+private let openat2Unsupported = Atomic<Bool>(false)
+
+/// openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) where the kernel has it;
+/// else a walk of `openat(O_NOFOLLOW)` one component at a time. Either way a
+/// symlink or `..` anywhere in `path` fails the open.
+func openBeneath(_ directoryFD: Int32, _ path: String) -> Int32 {
+    let flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW
+    if !openat2Unsupported.load(ordering: .relaxed) {
+        let fd = pkg_open_beneath(directoryFD, path, flags)
+        if fd >= 0 { return fd }
+        if errno != ENOSYS && errno != EPERM { return -1 }
+        openat2Unsupported.store(true, ordering: .relaxed)
+    }
+    var current = directoryFD
+    let components = path.split(separator: "/", omittingEmptySubsequences: true)
+    for (index, component) in components.enumerated() {
+        if component == ".." || component == "." { if current != directoryFD { close(current) }; errno = EACCES; return -1 }
+        let last = index == components.count - 1
+        let next = openat(current, String(component), last ? flags : (O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW))
+        if current != directoryFD { close(current) }
+        guard next >= 0 else { return -1 }
+        current = next
+    }
+    return current == directoryFD ? dup(directoryFD) : current
+}
+

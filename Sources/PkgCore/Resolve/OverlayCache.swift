@@ -1,0 +1,118 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The write-through overlay under `ROOT/cache`:
+///
+/// ```
+/// ROOT/cache/HOST/PATH                     answers for hosts no package routes
+/// ROOT/cache/NAME@VERSION/HOST/PATH        answers fetched while NAME VERSION was active
+/// ROOT/cache/.tmp/                         files being written (renamed into place when complete)
+/// ```
+///
+/// Keying routed entries by the active version makes them stale the moment a
+/// new version is activated: they are simply never looked up again (`gc` may
+/// remove directories of versions no longer retained). `@` appears in no
+/// host or package name, so the two kinds of directory never collide.
+final class OverlayCache: Sendable {
+    let root: String
+    let directoryDescriptor: Int32
+    private let temporaryCounter = Atomic<Int>(0)
+
+    init(root: String) throws {
+        self.root = root
+        try FileSystem.makeDirectories(root + "/.tmp")
+        let fd = Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw fileSystemError("open", root) }
+        directoryDescriptor = fd
+    }
+
+    deinit { close(directoryDescriptor) }
+
+    /// The overlay path (relative to the cache root) for a request, or nil when
+    /// the request is not cacheable by URL (a query string, or an unsafe host).
+    static func key(host: String, path: String, query: Substring, match: RouteMatch?) -> String? {
+        guard query.isEmpty, RequestPath.isSafeHost(host) else { return nil }
+        if let match {
+            let mount = match.route.mount
+            return mount.name + "@" + mount.version + "/" + host + match.route.prefix + "/" + match.relativePath
+        }
+        return host + (path.hasSuffix("/") ? path + "index.html" : path)
+    }
+
+    /// Opens the overlay file for `key`, refusing symlinks and escapes.
+    func open(_ key: String) -> LocalFile? {
+        LocalFile.open(under: directoryDescriptor, directory: root, relativePath: key)
+    }
+
+    /// Starts writing an entry for `key`: a new temp file under `.tmp/`.
+    func makeWriter(key: String) -> OverlayWriter? {
+        let number = temporaryCounter.add(1, ordering: .relaxed).newValue
+        let temporary = root + "/.tmp/w-\(getpid())-\(number)"
+        let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { return nil }
+        return OverlayWriter(descriptor: fd, temporary: temporary, destination: root + "/" + key)
+    }
+}
+
+/// One overlay entry being written: a temp file that becomes visible, by
+/// rename(2), only when the answer is complete and length-checked.
+final class OverlayWriter: @unchecked Sendable {
+    private var descriptor: Int32
+    let temporary: String
+    let destination: String
+    private(set) var written: Int64 = 0
+    private var failed = false
+
+    init(descriptor: Int32, temporary: String, destination: String) {
+        self.descriptor = descriptor
+        self.temporary = temporary
+        self.destination = destination
+    }
+
+    deinit { discard() }
+
+    /// Appends a chunk; on a write error the entry is abandoned.
+    func write(_ data: UnsafeRawBufferPointer) {
+        guard !failed, descriptor >= 0 else { return }
+        var offset = 0
+        while offset < data.count {
+            let count = Glibc.write(descriptor, data.baseAddress! + offset, data.count - offset)
+            if count < 0 {
+                if errno == EINTR { continue }
+                failed = true
+                return
+            }
+            offset += count
+        }
+        written += Int64(data.count)
+    }
+
+    /// Flushes and renames into place when `expectedLength` (if any) matches; else discards.
+    /// Returns whether the entry was published.
+    @discardableResult
+    func commit(expectedLength: Int64?) -> Bool {
+        guard !failed, descriptor >= 0, expectedLength.map({ $0 == written }) ?? true else {
+            discard()
+            return false
+        }
+        let ok = fdatasync(descriptor) == 0
+        close(descriptor)
+        descriptor = -1
+        guard ok else { unlink(temporary); return false }
+        let parent = (destination as NSString).deletingLastPathComponent
+        do { try FileSystem.makeDirectories(parent) } catch { unlink(temporary); return false }
+        if rename(temporary, destination) != 0 { unlink(temporary); return false }
+        return true
+    }
+
+    /// Drops the temp file.
+    func discard() {
+        guard descriptor >= 0 else { return }
+        close(descriptor)
+        descriptor = -1
+        unlink(temporary)
+    }
+}

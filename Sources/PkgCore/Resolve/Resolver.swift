@@ -1,0 +1,278 @@
+import Dispatch
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Answers custom-scheme requests from the installed packages, the overlay
+/// cache, or the origin — the embeddable heart of pkgctl, shaped like
+/// `WKURLSchemeHandler`: ``start(_:)`` and ``stop(_:)`` with a ``ResourceTask``.
+///
+/// For each request: classify it (``ResourceClass``), route host + path prefix
+/// to a package's active version, and serve the file if it is there (MIME type,
+/// `ETag`/304, single `Range` 206/416, streamed in chunks); for a GET, look in the
+/// overlay next; else fetch from the origin (`https://HOST/PATH?QUERY` by default),
+/// stream the answer as it arrives, and write html/script/style answers through
+/// to the overlay. Non-GET and `other`-class requests always go to the origin.
+///
+/// ```swift
+/// let resolver = try Resolver(store: PackageStore(root: "/var/lib/pkgctl"))
+/// resolver.start(task)   // task.request.url == "app://www.example.com/app/index.html"
+/// // ... the web view went away:
+/// resolver.stop(task)    // after this returns, task hears nothing more
+/// ```
+///
+/// **Updates under a live resolver.** Routes live in a snapshot built from the
+/// store. Every request that matches a package does one `readlink(2)` of
+/// `packages/NAME/current` and rebuilds the snapshot when it names another
+/// version; `ROOT/packages` is `stat`-ed at most every
+/// ``ResolverConfiguration/packageRescanMilliseconds`` to notice packages added
+/// or removed. ``reload()`` forces a rebuild.
+public final class Resolver: Sendable {
+    /// The store served.
+    public let store: PackageStore
+    public let configuration: ResolverConfiguration
+    private let tasks = TaskTable()
+    private let table: Mutex<RouteTable>
+    private let lastRescan = Atomic<Int64>(0)
+    private let overlay: OverlayCache
+    private let upstream: UpstreamFetcher
+    private let readQueue = DispatchQueue(label: "pkgctl.local-read", qos: .userInitiated, attributes: .concurrent)
+
+    /// A resolver over `store`; creates `ROOT/cache` when missing.
+    public init(store: PackageStore, configuration: ResolverConfiguration = ResolverConfiguration()) throws {
+        self.store = store
+        self.configuration = configuration
+        overlay = try OverlayCache(root: store.layout.cache)
+        table = Mutex(try RouteTable.load(from: store))
+        upstream = UpstreamFetcher(overlay: overlay, caFile: configuration.caFile,
+                                   connectTimeoutMilliseconds: configuration.connectTimeoutMilliseconds)
+        lastRescan.store(coarseMonotonicNanoseconds(), ordering: .relaxed)
+    }
+
+    deinit { upstream.shutdown() }
+
+    // MARK: Tasks
+
+    /// Starts answering `task.request`. Everything the task receives is
+    /// delivered as described by ``ResourceTask``; a local hit's response may
+    /// arrive before this returns. Starting a task that is already started does nothing.
+    public func start(_ task: any ResourceTask) {
+        guard let entry = tasks.insert(task) else { return }
+        let request = task.request
+        let location: Location
+        do {
+            location = try locate(request)
+        } catch {
+            entry.fail(error)
+            return
+        }
+        switch location {
+        case .local(let answer, _):
+            stream(answer, to: entry)
+        case .upstream(let plan, _):
+            upstream.fetch(plan, for: entry)
+        }
+    }
+
+    /// Stops `task`: once this returns the task receives nothing more, even if
+    /// its file read or origin fetch completes later. Its upstream fetch is
+    /// cancelled unless another live task or the overlay write still needs it.
+    public func stop(_ task: any ResourceTask) {
+        tasks.stop(task)
+    }
+
+    /// Tasks started and not yet finished, failed or stopped.
+    public var activeTaskCount: Int { tasks.count }
+
+    /// Origin fetches under way (including overlay entries being committed).
+    public var upstreamTransfersInFlight: Int { upstream.transfersInFlight }
+
+    /// Cancels every origin fetch and ends the upstream thread. Later misses fail.
+    public func shutdown() { upstream.shutdown() }
+
+    // MARK: Fast path
+
+    /// The local answer for a GET or HEAD, or nil when neither the package nor
+    /// the overlay has the file (then use ``start(_:)``). Throws
+    /// ``PkgError/Code/invalidArgument`` for a refused path. The server's fast
+    /// path: send `answer.response`, then `answer.range` of `answer.file` with
+    /// `sendfile`/`FileRegion`; no task, no copy.
+    public func answerLocally(_ request: ResourceRequest) throws(PkgError) -> LocalAnswer? {
+        guard request.isRead else { return nil }
+        if case .local(let answer, _) = try locate(request) { return answer }
+        return nil
+    }
+
+    /// Forces the route snapshot to be rebuilt from the store.
+    public func reload() throws {
+        let fresh = try RouteTable.load(from: store)
+        table.withLock { $0 = fresh }
+    }
+
+    /// What ``start(_:)`` would do for `request`, without fetching anything.
+    public func plan(for request: ResourceRequest) throws(PkgError) -> ResolutionPlan {
+        switch try locate(request) {
+        case .local(let answer, let resourceClass):
+            var plan = ResolutionPlan(resourceClass: resourceClass, localFile: answer.file?.path,
+                                      fromOverlay: false, coalesced: false)
+            switch answer.source {
+            case .package(let name, let version):
+                plan.package = name
+                plan.version = version
+            case .overlay(let name, let version):
+                plan.package = name
+                plan.version = version
+                plan.fromOverlay = true
+            }
+            return plan
+        case .upstream(let upstreamPlan, let match):
+            return ResolutionPlan(resourceClass: upstreamPlan.resourceClass, package: match?.route.mount.name,
+                                  version: match?.route.mount.version, localFile: nil, fromOverlay: false,
+                                  upstreamURL: upstreamPlan.url,
+                                  overlayPath: upstreamPlan.overlayKey.map { overlay.root + "/" + $0 },
+                                  coalesced: upstreamPlan.coalescingKey != nil)
+        }
+    }
+
+    // MARK: Locating
+
+    enum Location {
+        case local(LocalAnswer, ResourceClass)
+        case upstream(UpstreamPlan, RouteMatch?)
+    }
+
+    func locate(_ request: ResourceRequest) throws(PkgError) -> Location {
+        let path = try RequestPath.decode(request.rawPath)
+        let resourceClass = ResourceClass.classify(accept: request.header("Accept"), path: path)
+        let match = route(host: request.host, path: path)
+        let isRead = request.isRead
+        if isRead, let match {
+            let mount = match.route.mount
+            if let file = LocalFile.open(under: mount.directoryDescriptor, directory: mount.directory,
+                                         relativePath: match.relativePath) {
+                let type = MediaType.forPath(file.relativePath, fallback: resourceClass)
+                return .local(LocalAnswer.make(file: file, request: request, contentType: type,
+                                               source: .package(name: mount.name, version: mount.version)),
+                              resourceClass)
+            }
+        }
+        let overlayKey = OverlayCache.key(host: request.host, path: path, query: request.query, match: match)
+        if isRead, let overlayKey, let file = overlay.open(overlayKey) {
+            let type = MediaType.forPath(file.relativePath, fallback: resourceClass)
+            return .local(LocalAnswer.make(file: file, request: request, contentType: type,
+                                           source: .overlay(package: match?.route.mount.name,
+                                                            version: match?.route.mount.version)),
+                          resourceClass)
+        }
+        return .upstream(upstreamPlan(request, resourceClass: resourceClass, match: match, overlayKey: overlayKey), match)
+    }
+
+    private func upstreamPlan(_ request: ResourceRequest, resourceClass: ResourceClass, match: RouteMatch?,
+                              overlayKey: String?) -> UpstreamPlan {
+        var base = "https://" + request.host
+        if let match {
+            let routeKey = match.route.host + match.route.prefix
+            if let override = configuration.routeUpstreams[routeKey] ?? configuration.routeUpstreams[match.route.host]
+                ?? configuration.upstream {
+                base = override
+            }
+        } else if let override = configuration.upstream {
+            base = override
+        }
+        var url = base + request.rawPath
+        if !request.query.isEmpty { url += "?" + request.query }
+        let isGet = request.method == "GET"
+        let ranged = request.header("Range") != nil
+        let shareable = isGet && resourceClass != .other && !ranged
+        let writesThrough: Bool
+        switch resourceClass {
+        case .html, .script, .style: writesThrough = true
+        case .image: writesThrough = configuration.writeThroughImages
+        case .other: writesThrough = false
+        }
+        var headers = request.headers
+        if shareable {
+            // One full, identity-coded 200 for every task sharing the fetch and for the overlay.
+            headers.removeAll {
+                asciiCaseInsensitiveEqual($0.name, "Accept-Encoding") || asciiCaseInsensitiveEqual($0.name, "If-None-Match")
+                    || asciiCaseInsensitiveEqual($0.name, "If-Modified-Since") || asciiCaseInsensitiveEqual($0.name, "If-Range")
+            }
+        }
+        var coalescingKey: String?
+        if shareable {
+            // Requests with different credentials never share an answer.
+            coalescingKey = url + "\n" + (request.header("Cookie") ?? "") + "\n" + (request.header("Authorization") ?? "")
+        }
+        return UpstreamPlan(url: url, method: request.method, headers: headers, body: request.body,
+                            resourceClass: resourceClass, coalescingKey: coalescingKey,
+                            overlayKey: shareable && writesThrough ? overlayKey : nil)
+    }
+
+    /// Routes with the current snapshot, rebuilding it when `current` moved or packages changed.
+    private func route(host: String, path: String) -> RouteMatch? {
+        var snapshot = table.withLock { $0 }
+        let now = coarseMonotonicNanoseconds()
+        if now - lastRescan.load(ordering: .relaxed) > Int64(configuration.packageRescanMilliseconds) * 1_000_000 {
+            lastRescan.store(now, ordering: .relaxed)
+            if modificationStamp(store.layout.packages) != snapshot.packagesStamp {
+                snapshot = refreshed(from: snapshot)
+            }
+        }
+        guard let match = snapshot.match(host: host, path: path) else { return nil }
+        if match.route.mount.isCurrent() { return match }
+        return refreshed(from: snapshot).match(host: host, path: path)
+    }
+
+    /// Rebuilds the snapshot unless another thread already replaced `stale`.
+    private func refreshed(from stale: RouteTable) -> RouteTable {
+        table.withLock { current in
+            if current !== stale { return current }
+            if let fresh = try? RouteTable.load(from: store) { current = fresh }
+            return current
+        }
+    }
+
+    // MARK: Local streaming
+
+    private func stream(_ answer: LocalAnswer, to entry: TaskEntry) {
+        guard entry.deliver(answer.response) else { return }
+        guard let file = answer.file else {
+            entry.finish()
+            return
+        }
+        let chunk = max(4096, configuration.chunkSize)
+        readQueue.async {
+            Self.pump(file, from: answer.range.lowerBound, to: answer.range.upperBound, chunk: chunk, entry: entry,
+                      queue: self.readQueue)
+        }
+    }
+
+    /// Reads and delivers one chunk, then queues the next: a stopped task stops the reads at once.
+    private static func pump(_ file: LocalFile, from offset: Int64, to end: Int64, chunk: Int, entry: TaskEntry,
+                             queue: DispatchQueue) {
+        guard entry.isLive else { return }
+        let count = Int(min(Int64(chunk), end - offset))
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 16)
+        defer { buffer.deallocate() }
+        var done = 0
+        while done < count {
+            let read = pread(file.descriptor, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
+            if read < 0, errno == EINTR { continue }
+            if read <= 0 {
+                entry.fail(read < 0 ? fileSystemError("read", file.path)
+                                    : PkgError(.fileSystem, "read \(file.path): file shrank while being served"))
+                return
+            }
+            done += read
+        }
+        guard entry.deliver(UnsafeRawBufferPointer(buffer)) else { return }
+        let next = offset + Int64(count)
+        if next >= end {
+            entry.finish()
+        } else {
+            queue.async { pump(file, from: next, to: end, chunk: chunk, entry: entry, queue: queue) }
+        }
+    }
+}

@@ -1,0 +1,88 @@
+/// What kind of resource a request asks for; decides what happens on a miss
+/// (see ``Resolver``): html, script and style are written through to the overlay
+/// cache, images only when enabled, everything else is passed to the origin.
+public enum ResourceClass: String, Sendable, Hashable, CaseIterable {
+    case html, script, style, image, other
+
+    /// Classifies a request by its `Accept` header and its path's extension.
+    ///
+    /// Order matters: `Accept` containing `text/html` wins first (browsers'
+    /// document Accept also lists `image/avif,image/webp`); then `.js`/`.mjs` →
+    /// script (browsers send `*/*` for scripts); `.css` or Accept `text/css` →
+    /// style; Accept `image/…` or an image extension → image; the rest → other.
+    ///
+    /// ```swift
+    /// ResourceClass.classify(accept: "text/css,*/*;q=0.1", path: "/app/a.css") // .style
+    /// ```
+    public static func classify(accept: String?, path: some StringProtocol) -> ResourceClass {
+        if let accept, accept.containsASCIICaseInsensitive("text/html") { return .html }
+        let ext = fileExtension(of: path)
+        switch ext {
+        case .js: return .script
+        case .css: return .style
+        default: break
+        }
+        if let accept {
+            if accept.containsASCIICaseInsensitive("text/css") { return .style }
+            if accept.containsASCIICaseInsensitive("image/") { return .image }
+        }
+        if ext.isImage { return .image }
+        return .other
+    }
+}
+
+/// The extensions the resolver knows, recognised from the bytes of a path without allocating.
+enum FileExtension: Sendable {
+    case html, js, css, json, map, wasm, svg, png, jpeg, gif, webp, avif, ico, bmp, jxl, apng
+    case woff2, woff, ttf, otf, txt, xml, mp4, webm, mp3, ogg, wav, m4a, pdf, webmanifest, csv, md
+    case unknown
+
+    var isImage: Bool {
+        switch self {
+        case .svg, .png, .jpeg, .gif, .webp, .avif, .ico, .bmp, .jxl, .apng: return true
+        default: return false
+        }
+    }
+}
+
+/// The extension of the last segment of `path`, lower-cased; looked up as a
+/// packed integer so the hot path does not allocate.
+func fileExtension(of path: some StringProtocol) -> FileExtension {
+    var length = 0
+    var found = false
+    for byte in path.utf8.reversed() {
+        if byte == UInt8(ascii: "/") { break }
+        if byte == UInt8(ascii: ".") { found = true; break }
+        length += 1
+        if length > 11 { return .unknown }
+    }
+    guard found, length > 0 else { return .unknown }
+    if length > 8 { return extensionLong(path.utf8.suffix(length)) }
+    var key: UInt64 = 0
+    for byte in path.utf8.suffix(length) { key = key << 8 | UInt64(lowerASCII(byte)) }
+    return extensionTable[key] ?? .unknown
+}
+
+private func extensionLong(_ bytes: some Sequence<UInt8>) -> FileExtension {
+    let text = String(decoding: bytes.map(lowerASCII), as: UTF8.self)
+    return text == "webmanifest" ? .webmanifest : .unknown
+}
+
+private func packed(_ text: String) -> UInt64 {
+    text.utf8.reduce(0) { $0 << 8 | UInt64($1) }
+}
+
+private let extensionTable: [UInt64: FileExtension] = {
+    let names: [(String, FileExtension)] = [
+        ("html", .html), ("htm", .html), ("js", .js), ("mjs", .js), ("cjs", .js), ("css", .css),
+        ("json", .json), ("map", .map), ("wasm", .wasm), ("svg", .svg), ("png", .png),
+        ("jpg", .jpeg), ("jpeg", .jpeg), ("gif", .gif), ("webp", .webp), ("avif", .avif),
+        ("ico", .ico), ("bmp", .bmp), ("jxl", .jxl), ("apng", .apng), ("woff2", .woff2),
+        ("woff", .woff), ("ttf", .ttf), ("otf", .otf), ("txt", .txt), ("xml", .xml),
+        ("mp4", .mp4), ("webm", .webm), ("mp3", .mp3), ("ogg", .ogg), ("wav", .wav),
+        ("m4a", .m4a), ("pdf", .pdf), ("csv", .csv), ("md", .md),
+    ]
+    var table: [UInt64: FileExtension] = [:]
+    for (name, value) in names { table[packed(name)] = value }
+    return table
+}()

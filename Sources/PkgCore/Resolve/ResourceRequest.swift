@@ -1,0 +1,136 @@
+/// A request handed to the ``Resolver``: a custom-scheme URL such as
+/// `app://www.example.com/app/index.html?id=1`, its method, headers and body.
+///
+/// The URL is split by hand (no Foundation `URL`), once, when the request is made:
+/// the local-hit path is hot.
+///
+/// ```swift
+/// let request = ResourceRequest(url: "app://www.example.com/app/index.html",
+///                               headers: [("Accept", "text/html,*/*;q=0.8")])
+/// ```
+public struct ResourceRequest: Sendable {
+    /// The whole URL as received.
+    public let url: String
+    /// The HTTP method, upper case (`GET`, `POST`, ...).
+    public var method: String
+    /// Request headers in order; names compare case-insensitively.
+    public var headers: [(name: String, value: String)]
+    /// The request body (for POST, PUT, ...); forwarded to the origin intact.
+    public var body: [UInt8]
+
+    /// The URL's scheme, lower case (`app`).
+    public let scheme: Substring
+    /// The authority's host with its port when one was given, lower case (`www.example.com`, `localhost:8080`).
+    public let host: String
+    /// The path as received, still percent-encoded, starting with `/` (`/app/index.html`).
+    public let rawPath: Substring
+    /// The query without `?`, still encoded; empty when absent.
+    public let query: Substring
+
+    /// Splits `url` into scheme, host, path and query; a fragment is dropped.
+    public init(url: String, method: String = "GET", headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+        self.body = body
+        let utf8 = url.utf8
+        var index = utf8.startIndex
+        // scheme
+        var schemeEnd = utf8.startIndex
+        var hasScheme = false
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: ":") { schemeEnd = index; hasScheme = true; break }
+            if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+            index = utf8.index(after: index)
+        }
+        var rest = utf8.startIndex
+        if hasScheme {
+            scheme = Substring(url[utf8.startIndex..<schemeEnd])
+            rest = utf8.index(after: schemeEnd)
+        } else {
+            scheme = ""
+        }
+        // authority
+        var hostText = Substring("")
+        if utf8[rest...].starts(with: "//".utf8) {
+            let start = utf8.index(rest, offsetBy: 2)
+            var end = start
+            while end != utf8.endIndex {
+                let byte = utf8[end]
+                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+                end = utf8.index(after: end)
+            }
+            hostText = url[start..<end]
+            if let at = hostText.utf8.lastIndex(of: UInt8(ascii: "@")) {
+                hostText = hostText[hostText.utf8.index(after: at)...]
+            }
+            rest = end
+        }
+        var pathEnd = rest
+        while pathEnd != utf8.endIndex {
+            let byte = utf8[pathEnd]
+            if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+            pathEnd = utf8.index(after: pathEnd)
+        }
+        let path = url[rest..<pathEnd]
+        rawPath = path.isEmpty ? "/" : path
+        if pathEnd != utf8.endIndex, utf8[pathEnd] == UInt8(ascii: "?") {
+            let start = utf8.index(after: pathEnd)
+            let end = utf8[start...].firstIndex(of: UInt8(ascii: "#")) ?? utf8.endIndex
+            query = url[start..<end]
+        } else {
+            query = ""
+        }
+        host = hostText.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
+            ? hostText.lowercased() : String(hostText)
+    }
+
+    /// The first value of the header `name` (case-insensitive), or nil.
+    public func header(_ name: String) -> String? {
+        for field in headers where field.name.utf8.count == name.utf8.count && asciiCaseInsensitiveEqual(field.name, name) {
+            return field.value
+        }
+        return nil
+    }
+
+    /// True for `GET` and `HEAD`.
+    var isRead: Bool { method == "GET" || method == "HEAD" }
+}
+
+/// Compares ASCII text ignoring case, without allocating.
+func asciiCaseInsensitiveEqual(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
+    var left = a.utf8.makeIterator()
+    var right = b.utf8.makeIterator()
+    while true {
+        let x = left.next(), y = right.next()
+        guard let l = x, let r = y else { return x == nil && y == nil }
+        if l == r { continue }
+        if lowerASCII(l) != lowerASCII(r) { return false }
+    }
+}
+
+@inline(__always)
+func lowerASCII(_ byte: UInt8) -> UInt8 {
+    (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) ? byte | 0x20 : byte
+}
+
+extension StringProtocol {
+    /// Whether the text contains `needle`, ASCII case-insensitively, without allocating.
+    func containsASCIICaseInsensitive(_ needle: StaticString) -> Bool {
+        let count = needle.utf8CodeUnitCount
+        guard count > 0 else { return true }
+        let bytes = needle.utf8Start
+        return utf8.withContiguousStorageIfAvailable { haystack -> Bool in
+            guard haystack.count >= count else { return false }
+            var i = 0
+            while i <= haystack.count - count {
+                var j = 0
+                while j < count, lowerASCII(haystack[i + j]) == bytes[j] { j += 1 }
+                if j == count { return true }
+                i += 1
+            }
+            return false
+        } ?? String(self).containsASCIICaseInsensitive(needle)
+    }
+}

@@ -1,0 +1,145 @@
+import CCurl
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An active package version as the resolver serves it: an open descriptor of
+/// its version directory, so files are opened relative to it (and cannot leave it).
+final class PackageMount: @unchecked Sendable {
+    let name: String
+    let version: String
+    let directory: String
+    /// `ROOT/packages/NAME/current`, read per request to notice an update.
+    let currentLink: [CChar]
+    let directoryDescriptor: Int32
+
+    init(name: String, version: String, directory: String, currentLink: String) throws {
+        self.name = name
+        self.version = version
+        self.directory = directory
+        self.currentLink = Array(currentLink.utf8CString)
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw fileSystemError("open", directory) }
+        directoryDescriptor = fd
+    }
+
+    deinit { close(directoryDescriptor) }
+
+    /// Whether `current` still names this version: one readlink(2), no allocation.
+    func isCurrent() -> Bool {
+        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
+            let count = currentLink.withUnsafeBufferPointer { readlink($0.baseAddress!, buffer.baseAddress!, 256) }
+            guard count > 0, count < 256 else { return false }
+            var matches = count == version.utf8.count
+            if matches {
+                var i = 0
+                for byte in version.utf8 {
+                    if UInt8(bitPattern: buffer[i]) != byte { matches = false; break }
+                    i += 1
+                }
+            }
+            return matches
+        }
+    }
+}
+
+/// One route of a package: a host and a path prefix (`""` or `/app`, no trailing slash).
+struct Route: Sendable {
+    let host: String
+    let prefix: String
+    let mount: PackageMount
+}
+
+/// What the router found for a request: the route, and the file path relative
+/// to the version directory (`index.html` already appended for `/app` or `/app/`).
+struct RouteMatch: Sendable {
+    let route: Route
+    let relativePath: String
+}
+
+/// An immutable snapshot of every active package's routes, rebuilt when a
+/// `current` link changes. Longest prefix wins; a prefix matches whole segments.
+final class RouteTable: Sendable {
+    let byHost: [String: [Route]]
+    let mounts: [PackageMount]
+    /// mtime of `ROOT/packages` when the snapshot was taken (a package added or removed changes it).
+    let packagesStamp: Int64
+
+    init(routes: [Route], mounts: [PackageMount], packagesStamp: Int64) {
+        var table: [String: [Route]] = [:]
+        for route in routes { table[route.host, default: []].append(route) }
+        for host in table.keys { table[host]!.sort { $0.prefix.utf8.count > $1.prefix.utf8.count } }
+        byHost = table
+        self.mounts = mounts
+        self.packagesStamp = packagesStamp
+    }
+
+    static let empty = RouteTable(routes: [], mounts: [], packagesStamp: -1)
+
+    /// Reads the active packages of `store` and opens their version directories.
+    static func load(from store: PackageStore) throws -> RouteTable {
+        let stamp = modificationStamp(store.layout.packages)
+        var routes: [Route] = []
+        var mounts: [PackageMount] = []
+        for package in try store.activePackages() {
+            let mount = try PackageMount(name: package.name, version: package.version, directory: package.directory,
+                                         currentLink: store.layout.currentLink(package.name))
+            mounts.append(mount)
+            for text in package.routes {
+                var host = Substring(text)
+                var prefix = Substring("")
+                if let slash = text.firstIndex(of: "/") {
+                    host = text[..<slash]
+                    prefix = text[slash...]
+                }
+                while prefix.hasSuffix("/") { prefix = prefix.dropLast() }
+                routes.append(Route(host: host.lowercased(), prefix: String(prefix), mount: mount))
+            }
+        }
+        return RouteTable(routes: routes, mounts: mounts, packagesStamp: stamp)
+    }
+
+    /// The route for `host` and the decoded `path`, or nil when no package serves it.
+    func match(host: String, path: String) -> RouteMatch? {
+        var candidates = byHost[host]
+        if candidates == nil, let colon = host.utf8.lastIndex(of: UInt8(ascii: ":")), !host.hasSuffix("]") {
+            candidates = byHost[String(host[..<colon])]
+        }
+        guard let candidates else { return nil }
+        let pathBytes = path.utf8
+        for route in candidates {
+            let prefixCount = route.prefix.utf8.count
+            guard pathBytes.starts(with: route.prefix.utf8) else { continue }
+            if pathBytes.count > prefixCount,
+               pathBytes[pathBytes.index(pathBytes.startIndex, offsetBy: prefixCount)] != UInt8(ascii: "/") {
+                continue
+            }
+            var relative = pathBytes.dropFirst(prefixCount)
+            while relative.first == UInt8(ascii: "/") { relative = relative.dropFirst() }
+            let relativePath: String
+            if relative.isEmpty {
+                relativePath = "index.html"
+            } else if relative.last == UInt8(ascii: "/") {
+                relativePath = String(Substring(relative)) + "index.html"
+            } else {
+                relativePath = String(Substring(relative))
+            }
+            return RouteMatch(route: route, relativePath: relativePath)
+        }
+        return nil
+    }
+}
+
+/// mtime of `path` in nanoseconds, or -1 when it does not exist.
+func modificationStamp(_ path: String) -> Int64 {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return -1 }
+    return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+}
+
+/// A monotonic clock in nanoseconds (coarse: a few ms resolution, very cheap).
+func coarseMonotonicNanoseconds() -> Int64 {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &now)
+    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+}

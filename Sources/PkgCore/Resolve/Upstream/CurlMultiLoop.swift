@@ -1,0 +1,107 @@
+import CCurl
+import Foundation
+import Synchronization
+
+/// One libcurl multi handle driven by its own thread with a
+/// `curl_multi_poll` / `curl_multi_wakeup` loop — never Swift's cooperative
+/// pool. Other threads only queue commands (add, cancel) and wake the loop;
+/// every libcurl call on the multi handle and its easy handles happens on the
+/// loop thread, and so do all transfer callbacks.
+final class CurlMultiLoop: @unchecked Sendable {
+    private enum Command {
+        case add(UpstreamTransfer)
+        case cancel(UpstreamTransfer)
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private let commands = Mutex<[Command]>([])
+    private let stopping = Atomic<Bool>(false)
+    private let exited = DispatchSemaphore(value: 0)
+    private let started = Atomic<Bool>(false)
+    /// Loop-thread only: transfers added to the multi handle, by easy handle.
+    private var active: [UnsafeMutableRawPointer: UpstreamTransfer] = [:]
+
+    init() {
+        try? Curl.initialize()  // a failure shows as failed transfers
+        multi = curl_multi_init()
+    }
+
+    deinit { curl_multi_cleanup(multi) }
+
+    private func startIfNeeded() {
+        guard started.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        let thread = Thread { [self] in run() }
+        thread.name = "pkgctl.upstream"
+        thread.start()
+    }
+
+    /// Starts `transfer`; its callbacks then run on the loop thread.
+    func add(_ transfer: UpstreamTransfer) {
+        startIfNeeded()
+        commands.withLock { $0.append(.add(transfer)) }
+        curl_multi_wakeup(multi)
+    }
+
+    /// Removes `transfer` from the multi handle (on the loop thread); its
+    /// `cancelled()` runs unless it completed first.
+    func cancel(_ transfer: UpstreamTransfer) {
+        commands.withLock { $0.append(.cancel(transfer)) }
+        curl_multi_wakeup(multi)
+    }
+
+    /// Cancels everything and ends the loop thread; waits for it (bounded, 5 s).
+    func shutdown() {
+        guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        guard started.load(ordering: .acquiring) else { return }
+        curl_multi_wakeup(multi)
+        _ = exited.wait(timeout: .now() + 5)
+    }
+
+    private func run() {
+        var running: Int32 = 0
+        while true {
+            let pending = commands.withLock { list -> [Command] in
+                let taken = list
+                list.removeAll(keepingCapacity: true)
+                return taken
+            }
+            for command in pending {
+                switch command {
+                case .add(let transfer):
+                    if stopping.load(ordering: .relaxed) {
+                        transfer.cancelled()
+                    } else if curl_multi_add_handle(multi, transfer.easy) == CURLM_OK {
+                        active[transfer.easy] = transfer
+                    } else {
+                        transfer.completed(CURLE_FAILED_INIT)
+                    }
+                case .cancel(let transfer):
+                    if active.removeValue(forKey: transfer.easy) != nil {
+                        curl_multi_remove_handle(multi, transfer.easy)
+                        transfer.cancelled()
+                    }
+                }
+            }
+            if stopping.load(ordering: .relaxed) {
+                for (easy, transfer) in active {
+                    curl_multi_remove_handle(multi, easy)
+                    transfer.cancelled()
+                }
+                active.removeAll()
+                break
+            }
+            curl_multi_perform(multi, &running)
+            var queued: Int32 = 0
+            while let message = curl_multi_info_read(multi, &queued) {
+                guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
+                let code = message.pointee.data.result
+                if let transfer = active.removeValue(forKey: easy) {
+                    curl_multi_remove_handle(multi, easy)
+                    transfer.completed(code)
+                }
+            }
+            curl_multi_poll(multi, nil, 0, 1000, nil)
+        }
+        exited.signal()
+    }
+}

@@ -1,0 +1,258 @@
+import Dispatch
+import Foundation
+
+/// What to ask the origin for one request.
+struct UpstreamPlan: Sendable {
+    var url: String
+    var method: String
+    var headers: [(name: String, value: String)]
+    var body: [UInt8]
+    var resourceClass: ResourceClass
+    /// Key under which concurrent identical misses share this fetch; nil = not shared.
+    var coalescingKey: String?
+    /// The overlay entry a complete, cacheable answer is written to; nil = never cached.
+    var overlayKey: String?
+}
+
+/// One upstream fetch and every live task waiting on it (coalescing), plus its
+/// write-through. Callbacks from the transfer arrive on the loop thread.
+///
+/// Joining: a task joins while the response head has not arrived yet. After
+/// that the fetch leaves the coalescing table, so a later miss for the same
+/// URL starts its own fetch (no replay buffer is kept).
+///
+/// Leaving: when the last task stops, the transfer is cancelled — unless the
+/// answer is already known to be cacheable and is being written through, in
+/// which case it runs to the end for the overlay.
+final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
+    let plan: UpstreamPlan
+    private unowned let owner: UpstreamFetcher
+    private let lock = NSLock()
+    private var subscribers: [TaskEntry] = []
+    private var headArrived = false
+    private var cancelRequested = false
+    private var ended = false
+    private var writer: OverlayWriter?
+    private var expectedLength: Int64?
+    private var transfer: UpstreamTransfer?
+
+    init(plan: UpstreamPlan, owner: UpstreamFetcher) {
+        self.plan = plan
+        self.owner = owner
+    }
+
+    func attach(_ transfer: UpstreamTransfer) {
+        lock.lock()
+        self.transfer = transfer
+        lock.unlock()
+    }
+
+    /// Adds a task; false when it is too late to join (head arrived, cancelling, ended).
+    func join(_ entry: TaskEntry) -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        guard !headArrived, !cancelRequested, !ended else { return false }
+        subscribers.append(entry)
+        return true
+    }
+
+    /// A task stopped: drop it; cancel the transfer when nobody (task or overlay) needs it.
+    func leave(_ entry: TaskEntry) {
+        lock.lock()
+        subscribers.removeAll { $0 === entry }
+        let cancel = subscribers.isEmpty && writer == nil && !cancelRequested && !ended
+        if cancel { cancelRequested = true }
+        let transfer = cancel ? self.transfer : nil
+        lock.unlock()
+        if cancel {
+            owner.forget(self)
+            if let transfer { owner.loop.cancel(transfer) }
+        }
+    }
+
+    private func liveSubscribers() -> [TaskEntry] {
+        lock.lock(); defer { lock.unlock() }
+        return subscribers
+    }
+
+    // MARK: UpstreamTransferSink (loop thread)
+
+    func transferReceived(status: Int, headers: [(name: String, value: String)]) -> Bool {
+        let response = ResourceResponse(status: status, headers: headers)
+        var newWriter: OverlayWriter?
+        if let key = plan.overlayKey, Self.isCacheable(response) {
+            newWriter = owner.overlay.makeWriter(key: key)
+        }
+        lock.lock()
+        headArrived = true
+        writer = newWriter
+        expectedLength = response.contentLength
+        let targets = subscribers
+        lock.unlock()
+        owner.forget(self)
+        var anyLive = false
+        for entry in targets where entry.deliver(response) { anyLive = true }
+        if !anyLive { pruneDead() }
+        return anyLive || newWriter != nil
+    }
+
+    func transferReceived(_ data: UnsafeRawBufferPointer) -> Bool {
+        lock.lock()
+        let writer = self.writer
+        let targets = subscribers
+        lock.unlock()
+        writer?.write(data)
+        var anyLive = false
+        var anyDead = false
+        for entry in targets {
+            if entry.deliver(data) { anyLive = true } else { anyDead = true }
+        }
+        if anyDead { pruneDead() }
+        return anyLive || writer != nil
+    }
+
+    func transferCompleted(error: PkgError?, bodyBytes: Int64) {
+        lock.lock()
+        ended = true
+        let writer = self.writer
+        self.writer = nil
+        let targets = subscribers
+        subscribers.removeAll()
+        let expected = expectedLength
+        transfer = nil
+        lock.unlock()
+        owner.forget(self)
+        if let error {
+            writer?.discard()
+            for entry in targets { entry.fail(error) }
+            owner.fetchEnded()
+            return
+        }
+        if let expected, expected != bodyBytes {
+            writer?.discard()
+            let error = PkgError(.transferFailed, "\(plan.url): body has \(bodyBytes) of \(expected) bytes")
+            for entry in targets { entry.fail(error) }
+            owner.fetchEnded()
+            return
+        }
+        for entry in targets { entry.finish() }
+        if let writer {
+            owner.commitQueue.async { [owner] in
+                writer.commit(expectedLength: expected)
+                owner.fetchEnded()
+            }
+        } else {
+            owner.fetchEnded()
+        }
+    }
+
+    func transferCancelled() {
+        lock.lock()
+        ended = true
+        let writer = self.writer
+        self.writer = nil
+        let targets = subscribers
+        subscribers.removeAll()
+        transfer = nil
+        lock.unlock()
+        owner.forget(self)
+        writer?.discard()
+        let error = PkgError(.transferFailed, "\(plan.url): cancelled")
+        for entry in targets { entry.fail(error) }
+        owner.fetchEnded()
+    }
+
+    private func pruneDead() {
+        lock.lock()
+        subscribers.removeAll { !$0.isLive }
+        lock.unlock()
+    }
+
+    /// A 200 without `Set-Cookie`, `Cache-Control: no-store`/`private`, or a content coding.
+    static func isCacheable(_ response: ResourceResponse) -> Bool {
+        guard response.status == 200 else { return false }
+        for field in response.headers {
+            if asciiCaseInsensitiveEqual(field.name, "Set-Cookie") { return false }
+            if asciiCaseInsensitiveEqual(field.name, "Cache-Control"),
+               field.value.containsASCIICaseInsensitive("no-store") || field.value.containsASCIICaseInsensitive("private") {
+                return false
+            }
+            if asciiCaseInsensitiveEqual(field.name, "Content-Encoding"), !asciiCaseInsensitiveEqual(field.value, "identity") {
+                return false
+            }
+        }
+        return true
+    }
+}
+
+/// Starts fetches, shares concurrent identical misses, counts what is in flight.
+final class UpstreamFetcher: @unchecked Sendable {
+    let loop = CurlMultiLoop()
+    let overlay: OverlayCache
+    let commitQueue = DispatchQueue(label: "pkgctl.overlay-commit")
+    let caFile: String?
+    let connectTimeoutMilliseconds: Int
+    private let lock = NSLock()
+    private var shared: [String: UpstreamFetch] = [:]
+    private var inFlight = 0
+
+    init(overlay: OverlayCache, caFile: String?, connectTimeoutMilliseconds: Int) {
+        self.overlay = overlay
+        self.caFile = caFile
+        self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
+    }
+
+    /// Fetches, from creation until the transfer ended and its overlay entry (if any) is committed.
+    var transfersInFlight: Int {
+        lock.lock(); defer { lock.unlock() }
+        return inFlight
+    }
+
+    /// Sends `entry` the origin's answer for `plan`, sharing a fetch already under way when allowed.
+    func fetch(_ plan: UpstreamPlan, for entry: TaskEntry) {
+        lock.lock()
+        if let key = plan.coalescingKey, let existing = shared[key], existing.join(entry) {
+            lock.unlock()
+            entry.onStop { [weak existing] in existing?.leave(entry) }
+            return
+        }
+        let fetch = UpstreamFetch(plan: plan, owner: self)
+        _ = fetch.join(entry)
+        if let key = plan.coalescingKey { shared[key] = fetch }
+        inFlight += 1
+        lock.unlock()
+        let transfer: UpstreamTransfer
+        do {
+            transfer = try UpstreamTransfer(url: plan.url, method: plan.method, headers: plan.headers, body: plan.body,
+                                            caFile: caFile, connectTimeoutMilliseconds: connectTimeoutMilliseconds,
+                                            sink: fetch)
+        } catch let error as PkgError {
+            fetch.transferCompleted(error: error, bodyBytes: 0)
+            return
+        } catch {
+            fetch.transferCompleted(error: PkgError(.transferFailed, "\(plan.url): \(error)"), bodyBytes: 0)
+            return
+        }
+        fetch.attach(transfer)
+        loop.add(transfer)
+        entry.onStop { [weak fetch] in fetch?.leave(entry) }
+    }
+
+    /// Removes `fetch` from the coalescing table (if it is the one there).
+    func forget(_ fetch: UpstreamFetch) {
+        guard let key = fetch.plan.coalescingKey else { return }
+        lock.lock()
+        if shared[key] === fetch { shared[key] = nil }
+        lock.unlock()
+    }
+
+    func fetchEnded() {
+        lock.lock()
+        inFlight -= 1
+        lock.unlock()
+    }
+
+    func shutdown() {
+        loop.shutdown()
+        commitQueue.sync {}
+    }
+}

@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import PkgCore
+
+/// `pkgctl resolve`: what the resolver would do with one request, and optionally do it.
+struct ResolveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "resolve",
+        abstract: "Show how a custom-scheme URL resolves: class, package, version, local file or upstream URL.")
+
+    @OptionGroup var store: StoreOptions
+
+    @Argument(help: "The request URL, e.g. app://www.example.com/app/index.html")
+    var url: String
+
+    @Option(help: "Accept header of the request.")
+    var accept: String?
+
+    @Option(help: "HTTP method.")
+    var method: String = "GET"
+
+    @Option(help: "Base URL replacing https://HOST for fallbacks, e.g. https://127.0.0.1:8443")
+    var upstream: String?
+
+    @Option(name: .customLong("ca-file"), help: ArgumentHelp("PEM CA bundle for the origin's TLS.", valueName: "pem"))
+    var caFile: String?
+
+    @Flag(help: "Perform the request and print status and byte count.")
+    var fetch = false
+
+    func run() throws {
+        let configuration = ResolverConfiguration(upstream: upstream, caFile: caFile)
+        let resolver = try reportingErrors { try Resolver(store: store.store, configuration: configuration) }
+        defer { resolver.shutdown() }
+        let request = ResourceRequest(url: url, method: method.uppercased(),
+                                      headers: accept.map { [("Accept", $0)] } ?? [])
+        let plan = try reportingErrors { try resolver.plan(for: request) }
+        print("class:    \(plan.resourceClass.rawValue)")
+        print("package:  \(plan.package.map { "\($0) \(plan.version ?? "")" } ?? "-")")
+        if let file = plan.localFile {
+            print("local:    \(file)\(plan.fromOverlay ? " (overlay)" : "")")
+        }
+        if let upstreamURL = plan.upstreamURL {
+            print("upstream: \(upstreamURL)")
+            print("cache:    \(plan.overlayPath ?? "never written through")")
+        }
+        guard fetch else { return }
+        let task = CommandTask(request)
+        resolver.start(task)
+        guard task.finished.wait(timeout: .now() + 120) == .success else {
+            resolver.stop(task)
+            Output.printError("\(url): no answer within 120 s")
+            throw ExitCode.failure
+        }
+        if let error = task.error {
+            Output.printError(error.message)
+            throw ExitCode.failure
+        }
+        print("status:   \(task.status)")
+        print("bytes:    \(task.bytes)")
+    }
+}
+
+/// Counts what the resolver delivers for `pkgctl resolve --fetch`.
+private final class CommandTask: ResourceTask, @unchecked Sendable {
+    let request: ResourceRequest
+    let finished = DispatchSemaphore(value: 0)
+    var status = 0
+    var bytes = 0
+    var error: PkgError?
+
+    init(_ request: ResourceRequest) { self.request = request }
+    func didReceive(_ response: ResourceResponse) { status = response.status }
+    func didReceive(_ data: UnsafeRawBufferPointer) { bytes += data.count }
+    func didFinish() { finished.signal() }
+    func didFail(_ error: PkgError) {
+        self.error = error
+        finished.signal()
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+@testable import PkgCore
+
+/// A loopback HTTPS nginx (test CA from TestCertificateAuthority) with the
+/// locations the resolver tests need, beside the transfer tests' NginxOrigin:
+/// static files, `/set-cookie/`, `/no-store/`, `/private/`, `/always-500/`,
+/// `/slow/` (limit_rate), `/echo-cookie` and `/echo-post` (the body is logged).
+final class ResolverOrigin: @unchecked Sendable {
+    let baseURL: String
+    let caFile: String
+    let root: String
+    private let directory: TemporaryDirectory
+    private let process: Process
+
+    init(root: String, slowRate: String = "64k") throws {
+        let directory = try TemporaryDirectory(prefix: "pkgctl-resolver-nginx")
+        let authority = try TestCertificateAuthority(in: directory.path)
+        var lastError = "nginx did not start"
+        for _ in 0..<5 {
+            let port = try Loopback.freePort()
+            let configuration = """
+                worker_processes 1;
+                master_process off;
+                pid "\(directory.path)/nginx.pid";
+                error_log "\(directory.path)/error.log" warn;
+                events { worker_connections 1024; }
+                http {
+                    types { text/html html; text/css css; text/javascript js; image/png png; application/json json; }
+                    default_type application/octet-stream;
+                    log_format resolver '$request_method $request_uri $status "$request_body"';
+                    access_log "\(directory.path)/access.log" resolver;
+                    client_body_temp_path "\(directory.path)/client_body";
+                    proxy_temp_path "\(directory.path)/proxy";
+                    fastcgi_temp_path "\(directory.path)/fastcgi";
+                    uwsgi_temp_path "\(directory.path)/uwsgi";
+                    scgi_temp_path "\(directory.path)/scgi";
+                    server {
+                        listen unix:\(directory.path)/inner.sock;
+                        location / { return 200 "posted\\n"; }
+                    }
+                    server {
+                        listen 127.0.0.1:\(port) ssl;
+                        ssl_certificate "\(authority.certificateFile)";
+                        ssl_certificate_key "\(authority.keyFile)";
+                        root "\(root)";
+                        location /set-cookie/ { alias "\(root)/"; add_header Set-Cookie "session=1"; }
+                        location /no-store/ { alias "\(root)/"; add_header Cache-Control "no-store"; }
+                        location /private/ { alias "\(root)/"; add_header Cache-Control "private, max-age=60"; }
+                        location /always-500/ { return 500 "broken\\n"; }
+                        location /slow/ { alias "\(root)/"; limit_rate \(slowRate); }
+                        location = /echo-cookie { default_type text/plain; return 200 "cookie=$http_cookie ua=$http_user_agent\\n"; }
+                        location = /echo-post { proxy_pass http://unix:\(directory.path)/inner.sock:/; }
+                    }
+                }
+
+                """
+            let configFile = try directory.write(Array(configuration.utf8), to: "nginx.conf")
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+            process.arguments = ["-p", directory.path, "-c", configFile, "-e", directory.path("error.log"), "-g", "daemon off;"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            var stopSignals = sigset_t()
+            sigemptyset(&stopSignals)
+            for signal in [SIGTERM, SIGQUIT, SIGINT] { sigaddset(&stopSignals, signal) }
+            var previous = sigset_t()
+            pthread_sigmask(SIG_UNBLOCK, &stopSignals, &previous)
+            defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+            try process.run()
+            var ready = false
+            for _ in 0..<250 where process.isRunning {  // 5 s at most
+                if Loopback.accepts(port: port) { ready = true; break }
+                usleep(20_000)
+            }
+            if ready {
+                self.baseURL = "https://127.0.0.1:\(port)"
+                self.caFile = authority.caFile
+                self.root = root
+                self.directory = directory
+                self.process = process
+                return
+            }
+            if process.isRunning { process.terminate(); process.waitUntilExit() }
+            lastError = (try? String(contentsOfFile: directory.path("error.log"), encoding: .utf8)) ?? lastError
+        }
+        throw TestSupportError(lastError)
+    }
+
+    deinit { stop() }
+
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        for _ in 0..<250 where process.isRunning { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// Access-log lines: `METHOD URI STATUS "BODY"`.
+    func accessLog() -> [String] {
+        let text = (try? String(contentsOfFile: directory.path("access.log"), encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").map(String.init)
+    }
+
+    func requests(to uri: String) -> Int {
+        accessLog().filter { $0.split(separator: " ").dropFirst().first.map(String.init) == uri }.count
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+@testable import PkgCore
+
+@Suite(.serialized) struct UpstreamTests {
+    let sandbox: ResolveSandbox
+    let originRoot: TemporaryDirectory
+    let origin: ResolverOrigin
+    let resolver: Resolver
+    static let big: [UInt8] = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+
+    init() throws {
+        sandbox = try ResolveSandbox()
+        try sandbox.install("app", "1.0.0", routes: ["www.example.com/app"], files: ["index.html": Array("local".utf8)])
+        originRoot = try TemporaryDirectory(prefix: "pkgctl-origin")
+        for name in ["app/remote.js", "app/remote.css", "app/page.html", "app/pic.png", "lib.js"] {
+            _ = try originRoot.write(Array("origin \(name)\n".utf8), to: name)
+        }
+        _ = try originRoot.write(Self.big, to: "big.js")
+        origin = try ResolverOrigin(root: originRoot.path)
+        resolver = try Resolver(store: sandbox.store,
+                                configuration: ResolverConfiguration(upstream: origin.baseURL, caFile: origin.caFile))
+    }
+
+    func run(_ url: String, accept: String? = nil, headers: [(name: String, value: String)] = [],
+             method: String = "GET", body: [UInt8] = []) -> RecordingTask {
+        let task = RecordingTask(url, accept: accept, headers: headers, method: method, body: body)
+        resolver.start(task)
+        #expect(task.wait(seconds: 20))
+        #expect(task.isWellOrdered)
+        return task
+    }
+
+    func idle() -> Bool { eventually(seconds: 10) { resolver.upstreamTransfersInFlight == 0 } }
+
+    @Test func fallsBackOverHTTPSAndWritesThrough() throws {
+        let first = run("app://www.example.com/app/remote.js")
+        #expect(first.response?.status == 200)
+        #expect(first.text == "origin app/remote.js\n")
+        #expect(idle())
+        let cached = sandbox.store.layout.cache + "/app@1.0.0/www.example.com/app/remote.js"
+        #expect(FileManager.default.contents(atPath: cached) == Data("origin app/remote.js\n".utf8))
+        let second = run("app://www.example.com/app/remote.js")
+        #expect(second.text == "origin app/remote.js\n")
+        #expect(second.response?.header("Content-Type") == "text/javascript; charset=utf-8")
+        #expect(origin.requests(to: "/app/remote.js") == 1)
+        #expect(try resolver.plan(for: ResourceRequest(url: "app://www.example.com/app/remote.js")).fromOverlay)
+        // Unrouted host: cache/HOST/PATH.
+        _ = run("app://cdn.example.org/lib.js")
+        #expect(idle())
+        #expect(FileManager.default.fileExists(atPath: sandbox.store.layout.cache + "/cdn.example.org/lib.js"))
+    }
+
+    @Test func imagesAndOtherAreNotWrittenThrough() throws {
+        _ = run("app://www.example.com/app/pic.png", accept: chromiumImageAccept)
+        _ = run("app://www.example.com/echo-cookie", accept: "*/*")
+        #expect(idle())
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.layout.cache + "/app@1.0.0/www.example.com/app/pic.png"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.layout.cache + "/www.example.com/echo-cookie"))
+        _ = run("app://www.example.com/app/pic.png", accept: chromiumImageAccept)
+        #expect(origin.requests(to: "/app/pic.png") == 2)
+    }
+
+    @Test(arguments: ["/set-cookie/app/remote.css", "/no-store/app/remote.css", "/private/app/remote.css",
+                      "/always-500/app/remote.css"])
+    func uncacheableAnswersAreNotCached(_ path: String) throws {
+        let first = run("app://cdn.example.org" + path)
+        #expect(first.response != nil)
+        if path.hasPrefix("/set-cookie") { #expect(first.response?.headers("Set-Cookie") == ["session=1"]) }
+        #expect(idle())
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.layout.cache + "/cdn.example.org" + path))
+        _ = run("app://cdn.example.org" + path)
+        #expect(origin.requests(to: path) == 2)
+    }
+
+    @Test func overlayEntryGoesStaleWithNewVersion() throws {
+        _ = run("app://www.example.com/app/page.html", accept: chromiumDocumentAccept)
+        #expect(idle())
+        #expect(try resolver.plan(for: ResourceRequest(url: "app://www.example.com/app/page.html")).fromOverlay)
+        try sandbox.install("app", "1.1.0", routes: ["www.example.com/app"], files: ["index.html": Array("v2".utf8)])
+        let plan = try resolver.plan(for: ResourceRequest(url: "app://www.example.com/app/page.html",
+                                                          headers: [("Accept", chromiumDocumentAccept)]))
+        #expect(!plan.fromOverlay)
+        #expect(plan.version == "1.1.0")
+        _ = run("app://www.example.com/app/page.html", accept: chromiumDocumentAccept)
+        #expect(origin.requests(to: "/app/page.html") == 2)
+    }
+
+    @Test func concurrentMissesShareOneFetch() throws {
+        let tasks = (0..<20).map { _ in RecordingTask("app://cdn.example.org/slow/big.js") }
+        for task in tasks { resolver.start(task) }
+        for task in tasks {
+            #expect(task.wait(seconds: 20))
+            #expect(task.isWellOrdered)
+            #expect(task.body == Self.big)
+        }
+        #expect(origin.requests(to: "/slow/big.js") == 1)
+    }
+
+    @Test func postPassesThroughWithBodyAndHeaders() throws {
+        let body = Array("name=value&x=1".utf8)
+        let post = run("app://www.example.com/echo-post", headers: [("Content-Type", "application/x-www-form-urlencoded")],
+                       method: "POST", body: body)
+        #expect(post.response?.status == 200)
+        #expect(post.text == "posted\n")
+        #expect(origin.accessLog().contains { $0.hasPrefix("POST /echo-post 200") && $0.contains("name=value&x=1") })
+        let echo = run("app://www.example.com/echo-cookie", headers: [("Cookie", "a=b"), ("User-Agent", "pkgctl-test")])
+        #expect(echo.text == "cookie=a=b ua=pkgctl-test\n")
+        #expect(idle())
+    }
+
+    @Test func stoppingTheOnlyTaskCancelsTheFetch() throws {
+        let task = RecordingTask("app://cdn.example.org/slow/big.js", accept: "*/*")
+        resolver.start(task)
+        #expect(eventually(seconds: 5) { !task.events.isEmpty })
+        resolver.stop(task)
+        task.markStopped()
+        #expect(idle())
+        usleep(100_000)
+        #expect(task.deliveredAfterStop == 0)
+        #expect(task.isOrderedPrefix)
+    }
+
+    @Test func unreachableOriginFails() throws {
+        let closed = try Resolver(store: sandbox.store, configuration: ResolverConfiguration(upstream: "https://127.0.0.1:9"))
+        let task = RecordingTask("app://www.example.com/app/missing.js")
+        closed.start(task)
+        #expect(task.wait(seconds: 15))
+        #expect(task.events == [.fail("transferFailed")])
+    }
+}

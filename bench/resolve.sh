@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds ResolveBench in release mode, makes a store with one package and a
+# loopback nginx origin (plain HTTP here: the bench measures the resolver, not TLS),
+# and prints median timings. Usage: bench/resolve.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift build -c release --product ResolveBench >/dev/null
+work=$(mktemp -d /tmp/pkgctl-bench.XXXXXX)
+trap '[ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null; rm -rf "$work"' EXIT
+root=$work/store
+mkdir -p "$root/packages/app/1.0.0/js" "$root/state/packages/app" "$work/origin"
+head -c 20000 /dev/urandom > "$root/packages/app/1.0.0/js/app.js"
+ln -s 1.0.0 "$root/packages/app/current"
+cat > "$root/state/packages/app/1.0.0.json" <<JSON
+{"entry":{"name":"app","version":"1.0.0","url":"app.zip","sha256":"$(printf '0%.0s' {1..64})","size":0,"routes":["www.example.com/app"]},"installedAt":"2026-01-01T00:00:00Z","index":{"files":{}}}
+JSON
+head -c 20000 /dev/urandom > "$work/origin/miss.js"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cat > "$work/nginx.conf" <<CONF
+worker_processes 1; pid $work/nginx.pid; error_log $work/error.log;
+events {}
+http { access_log off; client_body_temp_path $work/cb; proxy_temp_path $work/p; fastcgi_temp_path $work/f; uwsgi_temp_path $work/u; scgi_temp_path $work/s;
+  server { listen 127.0.0.1:$port; root $work/origin; } }
+CONF
+/usr/sbin/nginx -p "$work" -c "$work/nginx.conf"
+sleep 0.3
+.build/release/ResolveBench "$root" "app://www.example.com/app/js/app.js" \
+    "http://127.0.0.1:$port" /dev/null "app://cdn.example.org/miss.js"
