@@ -23,7 +23,7 @@ plan = [  # (folder pattern, count, extension, size range, binary)
     ("js/chunks/{}", 450, "js", (3_000, 25_000), False),
     ("css/themes/{}", 150, "css", (1_000, 8_000), False),
     ("data/{}", 250, "json", (500, 6_000), False),
-    ("img/gallery/{}", 300, "jpg", (20_000, 120_000), True),
+    ("img/gallery/{}", 300, "jpg", (15_000, 100_000), True),
     ("img/icons", 50, "png", (500, 3_000), True),
 ]
 files = 0
