@@ -59,7 +59,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PkgCoreTests",
-            dependencies: ["PkgCore", "CZip"]
+            dependencies: ["PkgCore", "PkgServer", "CZip"]
         ),
     ]
 )

@@ -110,6 +110,9 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
                 return sendError(.badRequest, error.message, context: context)
             }
         }
+        if configuration.offline {
+            return sendError(.notFound, "\(url) is in no installed package (offline)", context: context)
+        }
         let task = ChannelResourceTask(request: request, handler: self, context: context)
         upstreamTask = task
         resolver.start(task)
@@ -221,11 +224,16 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         finish(context: context)
     }
 
+    /// `GET /app/index.html 200 614 html package 0.8ms`: method, target, status, body bytes,
+    /// resource class, source, time.
     private func log(_ exchange: Exchange) {
         guard let accessLog else { return }
         let elapsed = Double((NIODeadline.now() - exchange.started).nanoseconds) / 1_000_000
         let milliseconds = (elapsed * 10).rounded() / 10
-        accessLog.info("\(exchange.head.method.rawValue) \(exchange.head.uri) \(exchange.status) \(exchange.bytes) \(exchange.source) \(milliseconds)ms")
+        let head = exchange.head
+        let path = head.uri.prefix { $0 != "?" }
+        let resourceClass = ResourceClass.classify(accept: head.headers.first(name: "Accept"), path: path)
+        accessLog.info("\(head.method.rawValue) \(head.uri) \(exchange.status) \(exchange.bytes) \(resourceClass.rawValue) \(exchange.source) \(milliseconds)ms")
     }
 
     /// Connection-level headers of the origin's answer, which this server sets itself.

@@ -18,10 +18,12 @@ public struct PreviewServerConfiguration: Sendable {
     public var idleTimeout: TimeAmount
     /// Largest request body accepted (POST passthrough); larger ones get 413.
     public var maxRequestBody: Int
+    /// Answer only from packages and the overlay: a miss is a 404, nothing goes to the origin.
+    public var offline: Bool
 
     public init(bindHost: String = "127.0.0.1", port: Int = 8080, defaultHost: String? = nil, scheme: String = "app",
                 threads: Int = System.coreCount, idleTimeout: TimeAmount = .seconds(60),
-                maxRequestBody: Int = 16 << 20) {
+                maxRequestBody: Int = 16 << 20, offline: Bool = false) {
         self.bindHost = bindHost
         self.port = port
         self.defaultHost = defaultHost
@@ -29,5 +31,6 @@ public struct PreviewServerConfiguration: Sendable {
         self.threads = threads
         self.idleTimeout = idleTimeout
         self.maxRequestBody = maxRequestBody
+        self.offline = offline
     }
 }

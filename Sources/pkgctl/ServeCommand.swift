@@ -36,6 +36,9 @@ struct ServeCommand: ParsableCommand {
     @Option(name: .customLong("ca-file"), help: ArgumentHelp("PEM file of CAs to trust for https.", valueName: "pem"))
     var caFile: String?
 
+    @Flag(help: "Never contact the origin: what no package or cache holds is a 404.")
+    var offline = false
+
     @Flag(name: .shortAndLong, help: "No access log.")
     var quiet = false
 
@@ -52,7 +55,7 @@ struct ServeCommand: ParsableCommand {
             let accessLog = quiet ? nil : Logger(label: "pkgctl.serve")
             let server = PreviewServer(resolver: resolver,
                                        configuration: PreviewServerConfiguration(bindHost: bind, port: port,
-                                                                                 defaultHost: host),
+                                                                                 defaultHost: host, offline: offline),
                                        accessLog: accessLog)
             do {
                 return (server, try server.start(), host)
