@@ -1,10 +1,10 @@
+import Dispatch
 import Logging
 import NIOCore
 import NIOExtras
 import NIOHTTP1
 import NIOPosix
 import PkgCore
-import Synchronization
 
 /// A local HTTP/1.1 server over a ``Resolver``, for previewing packages in a
 /// real browser: each request becomes a resolver request (local files go out
@@ -16,7 +16,7 @@ import Synchronization
 ///                            configuration: .init(port: 8080, defaultHost: "www.example.com"))
 /// let address = try server.start()
 /// print("http://127.0.0.1:\(address.port!)/app/")
-/// try server.waitUntilClosed()    // until shutdown() — e.g. from a SIGINT handler
+/// server.waitUntilShutDown()    // until shutdown() — e.g. from a SIGINT handler
 /// ```
 public final class PreviewServer: Sendable {
     public let resolver: PkgCore.Resolver
@@ -24,7 +24,7 @@ public final class PreviewServer: Sendable {
     private let accessLog: Logger?
     private let group: MultiThreadedEventLoopGroup
     private let quiescing: ServerQuiescingHelper
-    private let serverChannel = Mutex<Channel?>(nil)
+    private let stopped = DispatchSemaphore(value: 0)
 
     /// A server over `resolver`; `accessLog` gets one info line per request (nil: none).
     public init(resolver: PkgCore.Resolver, configuration: PreviewServerConfiguration = PreviewServerConfiguration(),
@@ -62,21 +62,22 @@ public final class PreviewServer: Sendable {
             }
             .bind(host: configuration.bindHost, port: configuration.port)
             .wait()
-        serverChannel.withLock { $0 = channel }
         guard let address = channel.localAddress else {
             throw PkgError(.fileSystem, "bind \(configuration.bindHost):\(configuration.port): no local address")
         }
         return address
     }
 
-    /// Blocks until the server has shut down.
-    public func waitUntilClosed() throws {
-        try serverChannel.withLock { $0 }?.closeFuture.wait()
+    /// Blocks until ``shutdown()`` has finished.
+    public func waitUntilShutDown() {
+        stopped.wait()
+        stopped.signal()
     }
 
     /// Stops accepting, lets in-flight responses finish, closes idle
     /// connections, then stops the event loops. Blocks until done.
     public func shutdown() throws {
+        defer { stopped.signal() }
         let done = group.next().makePromise(of: Void.self)
         quiescing.initiateShutdown(promise: done)
         try done.futureResult.wait()

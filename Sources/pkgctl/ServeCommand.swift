@@ -71,6 +71,12 @@ struct ServeCommand: ParsableCommand {
             + (host.map { " (as \($0))" } ?? "") + "\n"
         FileHandle.standardOutput.write(Data(banner.utf8))
 
+        // A parent may have started us with these blocked (e.g. a test runner's thread).
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGINT)
+        sigaddset(&stopSignals, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
         let signals = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -78,7 +84,7 @@ struct ServeCommand: ParsableCommand {
             source.resume()
             return source
         }
-        try server.waitUntilClosed()
+        server.waitUntilShutDown()
         withExtendedLifetime(signals) {}
     }
 
