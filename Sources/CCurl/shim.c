@@ -1,13 +1,4 @@
-#define _GNU_SOURCE
 #include "CCurl.h"
-#include <errno.h>
-#include <fcntl.h>
-#include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#ifdef __linux__
-#include <linux/openat2.h>
-#endif
 
 CURLcode pkg_curl_global_init(void) { return curl_global_init(CURL_GLOBAL_DEFAULT); }
 
@@ -61,17 +52,4 @@ CURLMcode pkg_curl_multi_setopt_socket_callback(CURLM *multi, pkg_curl_socket_ca
 
 CURLMcode pkg_curl_multi_setopt_timer_callback(CURLM *multi, pkg_curl_timer_callback callback) {
     return curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, callback);
-}
-
-int pkg_open_beneath(int dirfd, const char *path, int flags) {
-#if defined(__linux__) && defined(SYS_openat2)
-    struct open_how how;
-    memset(&how, 0, sizeof how);
-    how.flags = (unsigned long long)flags;
-    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-    return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
-#else
-    errno = ENOSYS;
-    return -1;
-#endif
 }

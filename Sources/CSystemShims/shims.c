@@ -1,5 +1,11 @@
 #define _GNU_SOURCE
+#include <errno.h>
+#include <string.h>
 #include <unistd.h>
+#ifdef __linux__
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+#endif
 #include "CSystemShims.h"
 
 int pkg_syncfs(int fd) {
@@ -8,5 +14,18 @@ int pkg_syncfs(int fd) {
 #else
     sync();
     return 0;
+#endif
+}
+
+int pkg_open_beneath(int dirfd, const char *path, int flags) {
+#if defined(__linux__) && defined(SYS_openat2)
+    struct open_how how;
+    memset(&how, 0, sizeof how);
+    how.flags = (unsigned long long)flags;
+    how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof how);
+#else
+    errno = ENOSYS;
+    return -1;
 #endif
 }

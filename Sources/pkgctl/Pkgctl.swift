@@ -4,11 +4,11 @@ import ArgumentParser
 struct Pkgctl: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pkgctl",
-        abstract: "Offline web-bundle manager: verified, atomic installs of zip bundles.",
+        abstract: "Offline web-bundle manager: verified, atomic installs of zip bundles, and a preview server.",
         version: "0.1.0",
         subcommands: [
             UpdateCommand.self, StatusCommand.self, RollbackCommand.self,
-            GCCommand.self, VerifyCommand.self, PackCommand.self, ResolveCommand.self,
+            GCCommand.self, VerifyCommand.self, PackCommand.self, ResolveCommand.self, ServeCommand.self,
         ]
     )
 }

@@ -30,10 +30,4 @@ CURLMcode pkg_curl_multi_setopt_ptr(CURLM *multi, CURLMoption option, const void
 CURLMcode pkg_curl_multi_setopt_socket_callback(CURLM *multi, pkg_curl_socket_callback callback);
 CURLMcode pkg_curl_multi_setopt_timer_callback(CURLM *multi, pkg_curl_timer_callback callback);
 
-/* Resolver support (not libcurl, but the one C shim target we have):
- * openat2(2) with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
- * so a relative path can neither leave `dirfd` nor follow a symlink. Returns the
- * new fd, or -1 with errno (ENOSYS/EPERM where the kernel lacks openat2). */
-int pkg_open_beneath(int dirfd, const char *path, int flags);
-
 #endif

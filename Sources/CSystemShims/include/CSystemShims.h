@@ -6,4 +6,9 @@
 /* syncfs(2): flushes the whole filesystem holding `fd`; returns 0 or -1 with errno. */
 int pkg_syncfs(int fd);
 
+/* openat2(2) with RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+ * so a relative path can neither leave `dirfd` nor follow a symlink. Returns the
+ * new fd, or -1 with errno (ENOSYS/EPERM where the kernel lacks openat2). */
+int pkg_open_beneath(int dirfd, const char *path, int flags);
+
 #endif

@@ -1,4 +1,4 @@
-import CCurl
+import CSystemShims
 import Synchronization
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,3 @@
-import CCurl
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,0 +1,248 @@
+import Logging
+import NIOCore
+import NIOHTTP1
+import PkgCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One connection's HTTP exchanges: each complete request is answered from the
+/// resolver's local fast path (pread or `sendfile`), or becomes a resolver task
+/// whose callbacks are written out on this channel's event loop. A client that
+/// disconnects stops its task.
+final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    /// Bodies up to this size are read into memory and written in one go; larger
+    /// ones go out as a `FileRegion` (sendfile).
+    static let inlineBodyLimit: Int64 = 256 * 1024
+
+    private let resolver: PkgCore.Resolver
+    private let configuration: PreviewServerConfiguration
+    private let accessLog: Logger?
+
+    private var requestHead: HTTPRequestHead?
+    private var requestBody: ByteBuffer?
+    private var requestBodyTooLarge = false
+    private var exchange: Exchange?
+    private var upstreamTask: ChannelResourceTask?
+
+    /// The request being answered, for the response and the access log.
+    struct Exchange {
+        var head: HTTPRequestHead
+        var started: NIODeadline
+        var status = 0
+        var bytes = 0
+        var source = "-"
+        var responseStarted = false
+    }
+
+    init(resolver: PkgCore.Resolver, configuration: PreviewServerConfiguration, accessLog: Logger?) {
+        self.resolver = resolver
+        self.configuration = configuration
+        self.accessLog = accessLog
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            requestHead = head
+            requestBody = nil
+            requestBodyTooLarge = false
+        case .body(var part):
+            guard !requestBodyTooLarge else { return }
+            if (requestBody?.readableBytes ?? 0) + part.readableBytes > configuration.maxRequestBody {
+                requestBodyTooLarge = true
+                requestBody = nil
+            } else if requestBody == nil {
+                requestBody = part
+            } else {
+                requestBody!.writeBuffer(&part)
+            }
+        case .end:
+            guard let head = requestHead else { return }
+            requestHead = nil
+            respond(to: head, context: context)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let task = upstreamTask {
+            upstreamTask = nil
+            resolver.stop(task)
+        }
+        context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is IdleStateHandler.IdleStateEvent, exchange == nil {
+            context.close(promise: nil)
+            return
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    // MARK: Answering
+
+    private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
+        exchange = Exchange(head: head, started: .now())
+        if requestBodyTooLarge {
+            return sendError(.payloadTooLarge, "request body over \(configuration.maxRequestBody) bytes", context: context)
+        }
+        if head.method == .CONNECT {
+            return sendError(.methodNotAllowed, "CONNECT tunnels are not supported; use http:// URLs", context: context)
+        }
+        guard let url = RequestTarget.resourceURL(for: head, scheme: configuration.scheme,
+                                                  defaultHost: configuration.defaultHost) else {
+            return sendError(.badRequest, "request target '\(head.uri)' names no resource", context: context)
+        }
+        let body = requestBody.map { Array($0.readableBytesView) } ?? []
+        requestBody = nil
+        let request = ResourceRequest(url: url, method: head.method.rawValue,
+                                      headers: head.headers.map { ($0.name, $0.value) }, body: body)
+        if head.method == .GET || head.method == .HEAD {
+            do {
+                if let answer = try resolver.answerLocally(request) {
+                    return sendLocal(answer, context: context)
+                }
+            } catch {
+                return sendError(.badRequest, error.message, context: context)
+            }
+        }
+        if configuration.offline {
+            return sendError(.notFound, "\(url) is in no installed package (offline)", context: context)
+        }
+        let task = ChannelResourceTask(request: request, handler: self, context: context)
+        upstreamTask = task
+        resolver.start(task)
+    }
+
+    private func sendLocal(_ answer: LocalAnswer, context: ChannelHandlerContext) {
+        let source: String
+        switch answer.source {
+        case .package: source = "package"
+        case .overlay: source = "cache"
+        }
+        writeHead(answer.response, source: source, context: context)
+        guard let file = answer.file, !answer.range.isEmpty else { return finish(context: context) }
+        exchange?.bytes = Int(answer.range.count)
+        if answer.range.count <= Self.inlineBodyLimit {
+            do {
+                let buffer = try Self.read(file, range: answer.range, allocator: context.channel.allocator)
+                context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+            } catch {
+                context.close(promise: nil)
+                return
+            }
+            return finish(context: context)
+        }
+        // The handle borrows the descriptor: `file` owns and closes it once the region is sent.
+        let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: file.descriptor)
+        let region = FileRegion(fileHandle: handle, readerIndex: Int(answer.range.lowerBound),
+                                endIndex: Int(answer.range.upperBound))
+        context.write(wrapOutboundOut(.body(.fileRegion(region)))).whenComplete { _ in
+            _ = try? handle.takeDescriptorOwnership()
+            withExtendedLifetime(file) {}
+        }
+        finish(context: context)
+    }
+
+    private static func read(_ file: LocalFile, range: Range<Int64>, allocator: ByteBufferAllocator) throws -> ByteBuffer {
+        let count = Int(range.count)
+        var buffer = allocator.buffer(capacity: count)
+        var offset = 0
+        while offset < count {
+            let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count - offset) { pointer in
+                max(0, pread(file.descriptor, pointer.baseAddress, count - offset, off_t(range.lowerBound) + off_t(offset)))
+            }
+            if read == 0 { throw PkgError(.fileSystem, "read \(file.path): ended early") }
+            offset += read
+        }
+        return buffer
+    }
+
+    // MARK: Writing (also used by ChannelResourceTask, on the event loop)
+
+    func writeHead(_ response: ResourceResponse, source: String, context: ChannelHandlerContext) {
+        guard var exchange else { return }
+        var headers = HTTPHeaders()
+        for (name, value) in response.headers where !Self.isHopByHop(name) {
+            headers.add(name: name, value: value)
+        }
+        headers.replaceOrAdd(name: "X-Pkg-Source", value: source)
+        if !exchange.head.isKeepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
+        exchange.status = response.status
+        exchange.source = source
+        exchange.responseStarted = true
+        self.exchange = exchange
+        let head = HTTPResponseHead(version: exchange.head.version,
+                                    status: HTTPResponseStatus(statusCode: response.status), headers: headers)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+    }
+
+    func writeBody(_ buffer: ByteBuffer, context: ChannelHandlerContext) {
+        exchange?.bytes += buffer.readableBytes
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+    }
+
+    func finish(context: ChannelHandlerContext) {
+        upstreamTask = nil
+        guard let exchange else { return }
+        self.exchange = nil
+        let keepAlive = exchange.head.isKeepAlive
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+            if !keepAlive { channel.close(promise: nil) }
+        }
+        log(exchange)
+    }
+
+    func fail(_ error: PkgError, context: ChannelHandlerContext) {
+        guard let exchange else { return }
+        if exchange.responseStarted {
+            // The head is out: the only honest signal left is a cut connection.
+            upstreamTask = nil
+            self.exchange = nil
+            log(exchange)
+            context.close(promise: nil)
+        } else {
+            let status: HTTPResponseStatus = error.code == .invalidArgument ? .badRequest : .badGateway
+            sendError(status, error.message, context: context)
+        }
+    }
+
+    private func sendError(_ status: HTTPResponseStatus, _ message: String, context: ChannelHandlerContext) {
+        let body = message + "\n"
+        writeHead(ResourceResponse(status: Int(status.code), headers: [
+            ("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(body.utf8.count)),
+        ]), source: "pkgctl", context: context)
+        var buffer = context.channel.allocator.buffer(capacity: body.utf8.count)
+        buffer.writeString(body)
+        exchange?.bytes = buffer.readableBytes
+        context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        finish(context: context)
+    }
+
+    /// `GET /app/index.html 200 614 html package 0.8ms`: method, target, status, body bytes,
+    /// resource class, source, time.
+    private func log(_ exchange: Exchange) {
+        guard let accessLog else { return }
+        let elapsed = Double((NIODeadline.now() - exchange.started).nanoseconds) / 1_000_000
+        let milliseconds = (elapsed * 10).rounded() / 10
+        let head = exchange.head
+        let path = head.uri.prefix { $0 != "?" }
+        let resourceClass = ResourceClass.classify(accept: head.headers.first(name: "Accept"), path: path)
+        accessLog.info("\(head.method.rawValue) \(head.uri) \(exchange.status) \(exchange.bytes) \(resourceClass.rawValue) \(exchange.source) \(milliseconds)ms")
+    }
+
+    /// Connection-level headers of the origin's answer, which this server sets itself.
+    private static func isHopByHop(_ name: String) -> Bool {
+        switch name.lowercased() {
+        case "connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection":
+            return true
+        default:
+            return false
+        }
+    }
+}

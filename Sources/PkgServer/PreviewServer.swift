@@ -1,0 +1,86 @@
+import Dispatch
+import Logging
+import NIOCore
+import NIOExtras
+import NIOHTTP1
+import NIOPosix
+import PkgCore
+
+/// A local HTTP/1.1 server over a ``Resolver``, for previewing packages in a
+/// real browser: each request becomes a resolver request (local files go out
+/// with `sendfile`), each client disconnect a `stop`.
+///
+/// ```swift
+/// let resolver = try Resolver(store: PackageStore(root: root))
+/// let server = PreviewServer(resolver: resolver,
+///                            configuration: .init(port: 8080, defaultHost: "www.example.com"))
+/// let address = try server.start()
+/// print("http://127.0.0.1:\(address.port!)/app/")
+/// server.waitUntilShutDown()    // until shutdown() — e.g. from a SIGINT handler
+/// ```
+public final class PreviewServer: Sendable {
+    public let resolver: PkgCore.Resolver
+    public let configuration: PreviewServerConfiguration
+    private let accessLog: Logger?
+    private let group: MultiThreadedEventLoopGroup
+    private let quiescing: ServerQuiescingHelper
+    private let stopped = DispatchSemaphore(value: 0)
+
+    /// A server over `resolver`; `accessLog` gets one info line per request (nil: none).
+    public init(resolver: PkgCore.Resolver, configuration: PreviewServerConfiguration = PreviewServerConfiguration(),
+                accessLog: Logger? = nil) {
+        self.resolver = resolver
+        self.configuration = configuration
+        self.accessLog = accessLog
+        group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
+        quiescing = ServerQuiescingHelper(group: group)
+    }
+
+    /// Binds and starts accepting connections; returns the bound address.
+    @discardableResult
+    public func start() throws -> SocketAddress {
+        let resolver = resolver, configuration = configuration, accessLog = accessLog, quiescing = quiescing
+        let channel = try ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 512)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(quiescing.makeServerChannelHandler(channel: channel))
+                }
+            }
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let pipeline = channel.pipeline.syncOperations
+                    try pipeline.addHandler(IdleStateHandler(readTimeout: configuration.idleTimeout))
+                    try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: false)
+                    try pipeline.addHandler(MalformedRequestResponder())
+                    try pipeline.addHandler(PreviewHandler(resolver: resolver, configuration: configuration,
+                                                           accessLog: accessLog))
+                }
+            }
+            .bind(host: configuration.bindHost, port: configuration.port)
+            .wait()
+        guard let address = channel.localAddress else {
+            throw PkgError(.fileSystem, "bind \(configuration.bindHost):\(configuration.port): no local address")
+        }
+        return address
+    }
+
+    /// Blocks until ``shutdown()`` has finished.
+    public func waitUntilShutDown() {
+        stopped.wait()
+        stopped.signal()
+    }
+
+    /// Stops accepting, lets in-flight responses finish, closes idle
+    /// connections, then stops the event loops. Blocks until done.
+    public func shutdown() throws {
+        defer { stopped.signal() }
+        let done = group.next().makePromise(of: Void.self)
+        quiescing.initiateShutdown(promise: done)
+        try done.futureResult.wait()
+        try group.syncShutdownGracefully()
+    }
+}

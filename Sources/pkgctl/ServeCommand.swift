@@ -1,0 +1,104 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Logging
+import PkgCore
+import PkgServer
+
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the installed packages over local HTTP, for previewing them in a browser.",
+        discussion: """
+            GET /app/index.html resolves as if the custom-scheme request were for --default-host; \
+            an absolute-form request (a browser started with --proxy-server) resolves by its own host. \
+            Files missing from a package come from the origin and html/js/css are written through. \
+            An update installed meanwhile is served by the next request. Ctrl-C stops gracefully.
+            """)
+
+    @OptionGroup var store: StoreOptions
+
+    @Option(help: "Port to listen on (0: any free port).")
+    var port: Int = 8080
+
+    @Option(help: ArgumentHelp("Address to listen on.", valueName: "address"))
+    var bind: String = "127.0.0.1"
+
+    @Option(help: ArgumentHelp(
+        "Host that /PATH requests are resolved for (default: the first route of the only installed package).",
+        valueName: "host"))
+    var defaultHost: String?
+
+    @Option(help: ArgumentHelp("Base URL of the origin for files a package lacks (default: https://HOST).",
+                               valueName: "url"))
+    var upstream: String?
+
+    @Option(name: .customLong("ca-file"), help: ArgumentHelp("PEM file of CAs to trust for https.", valueName: "pem"))
+    var caFile: String?
+
+    @Flag(help: "Never contact the origin: what no package or cache holds is a 404.")
+    var offline = false
+
+    @Flag(name: .shortAndLong, help: "No access log.")
+    var quiet = false
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
+    }
+
+    func run() throws {
+        let packageStore = store.store
+        let (server, address, host) = try reportingErrors {
+            let host = try defaultHost ?? Self.defaultHost(of: packageStore)
+            let resolver = try Resolver(store: packageStore,
+                                        configuration: ResolverConfiguration(upstream: upstream, caFile: caFile))
+            let accessLog = quiet ? nil : Logger(label: "pkgctl.serve")
+            let server = PreviewServer(resolver: resolver,
+                                       configuration: PreviewServerConfiguration(bindHost: bind, port: port,
+                                                                                 defaultHost: host, offline: offline),
+                                       accessLog: accessLog)
+            do {
+                return (server, try server.start(), host)
+            } catch let error as PkgError {
+                throw error
+            } catch {
+                throw PkgError(.invalidArgument, "cannot listen on \(bind):\(port): \(error)")
+            }
+        }
+        let shownHost = address.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? bind
+        let firstPath = (try? packageStore.activePackages().first?.routes.first).flatMap { $0 }.map(Self.path(of:)) ?? "/"
+        let banner = "serving \(packageStore.layout.root) on http://\(shownHost):\(address.port ?? port)\(firstPath)"
+            + (host.map { " (as \($0))" } ?? "") + "\n"
+        FileHandle.standardOutput.write(Data(banner.utf8))
+
+        // A parent may have started us with these blocked (e.g. a test runner's thread).
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGINT)
+        sigaddset(&stopSignals, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &stopSignals, nil)
+        let signals = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { try? server.shutdown() }
+            source.resume()
+            return source
+        }
+        server.waitUntilShutDown()
+        withExtendedLifetime(signals) {}
+    }
+
+    /// The host of the first route when exactly one package is installed.
+    static func defaultHost(of store: PackageStore) throws -> String? {
+        let packages = try store.activePackages()
+        guard packages.count == 1, let route = packages[0].routes.first else { return nil }
+        return String(route.prefix { $0 != "/" })
+    }
+
+    /// The path part of a route, with a trailing slash: `www.example.com/app` → `/app/`.
+    static func path(of route: String) -> String {
+        guard let slash = route.firstIndex(of: "/") else { return "/" }
+        let path = route[slash...]
+        return path.hasSuffix("/") ? String(path) : path + "/"
+    }
+}

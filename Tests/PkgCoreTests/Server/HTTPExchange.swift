@@ -1,0 +1,77 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Test clients for the preview server: the curl CLI, and a raw TCP socket for
+/// what curl will not send (pipelined, malformed or oversized requests).
+enum HTTPExchange {
+    /// A parsed answer of `curl -si`.
+    struct Response {
+        var status: Int
+        var headers: [String: String]
+        var body: Data
+
+        func header(_ name: String) -> String? { headers[name.lowercased()] }
+    }
+
+    /// Runs `curl -s -i ARGUMENTS URL` and parses the last response it printed.
+    static func curl(_ url: String, _ arguments: [String] = []) throws -> Response {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-s", "-i", "--max-time", "10"] + arguments + [url]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return try parse(data)
+    }
+
+    /// Sends `bytes` on a new connection to 127.0.0.1:`port` and reads until the
+    /// server closes or `timeout` passes.
+    static func raw(_ bytes: [UInt8], port: Int, timeout: TimeInterval = 5) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        var timeval = timeval(tv_sec: Int(timeout), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeval, socklen_t(MemoryLayout<timeval>.size))
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            received += buffer[0..<count]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    private static func parse(_ data: Data) throws -> Response {
+        var rest = data
+        var response: Response?
+        // `curl -i` prints every response head (e.g. a proxy's); keep the last.
+        while let separator = rest.range(of: Data("\r\n\r\n".utf8)), rest.starts(with: Data("HTTP/".utf8)) {
+            let headText = String(decoding: rest[rest.startIndex..<separator.lowerBound], as: UTF8.self)
+            var lines = headText.components(separatedBy: "\r\n")
+            let statusLine = lines.removeFirst().split(separator: " ")
+            var headers: [String: String] = [:]
+            for line in lines {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+            rest = rest[separator.upperBound...]
+            response = Response(status: statusLine.count > 1 ? Int(statusLine[1]) ?? 0 : 0, headers: headers, body: Data(rest))
+        }
+        guard let response else { throw POSIXError(.EBADMSG) }
+        return response
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import PkgServer
+import Testing
+@testable import PkgCore
+
+/// `PreviewServer` over real sockets, with curl and raw TCP clients.
+@Suite struct PreviewServerTests {
+    let temp: TemporaryDirectory
+    let origin: String
+    let store: PackageStore
+
+    init() throws {
+        temp = try TemporaryDirectory()
+        origin = temp.path + "/origin"
+        store = PackageStore(root: temp.path + "/store")
+        try install(BundleFixtures.demoSource("1.0.0"), version: "1.0.0")
+    }
+
+    private func install(_ source: String, version: String) throws {
+        try Publisher(outputDirectory: origin).publish(source: source, name: "demo", version: version,
+                                                       routes: ["www.example.com/app"])
+        #expect(try Updater(store: store, manifestURL: "file://" + origin + "/manifest.json").run().succeeded)
+    }
+
+    private func withServer(upstream: String? = nil, offline: Bool = false, _ body: (Int) throws -> Void) throws {
+        let resolver = try Resolver(store: store, configuration: ResolverConfiguration(upstream: upstream))
+        let server = PreviewServer(resolver: resolver, configuration: PreviewServerConfiguration(
+            port: 0, defaultHost: "www.example.com", offline: offline))
+        let port = try #require(try server.start().port)
+        defer { try? server.shutdown() }
+        try body(port)
+    }
+
+    private func demoFile(_ path: String, version: String = "1.0.0") throws -> Data {
+        try Data(contentsOf: URL(fileURLWithPath: BundleFixtures.demoSource(version) + "/" + path))
+    }
+
+    @Test func servesPackageFilesWithTypesValidatorsAndRanges() throws {
+        try withServer { port in
+            let base = "http://127.0.0.1:\(port)/app/"
+            let index = try HTTPExchange.curl(base)
+            #expect(index.status == 200)
+            #expect(index.header("Content-Type") == "text/html; charset=utf-8")
+            #expect(index.header("X-Pkg-Source") == "package")
+            #expect(index.body == (try demoFile("index.html")))
+
+            let types = ["css/style.css": "text/css; charset=utf-8", "js/app.js": "text/javascript; charset=utf-8",
+                         "img/logo.png": "image/png", "img/icons/star.svg": "image/svg+xml",
+                         "data/config.json": "application/json"]
+            for (path, type) in types {
+                let response = try HTTPExchange.curl(base + path)
+                #expect(response.status == 200, "\(path)")
+                #expect(response.header("Content-Type")?.hasPrefix(type) == true, "\(path): \(response.headers)")
+                #expect(response.header("Content-Length") == String(try demoFile(path).count))
+            }
+
+            let etag = try #require(index.header("ETag"))
+            #expect(try HTTPExchange.curl(base + "index.html", ["-H", "If-None-Match: \(etag)"]).status == 304)
+
+            let script = try demoFile("js/app.js")
+            let first = try HTTPExchange.curl(base + "js/app.js", ["-H", "Range: bytes=0-9"])
+            #expect(first.status == 206)
+            #expect(first.header("Content-Range") == "bytes 0-9/\(script.count)")
+            #expect(first.body == script.prefix(10))
+            let suffix = try HTTPExchange.curl(base + "js/app.js", ["-H", "Range: bytes=-5"])
+            #expect(suffix.body == script.suffix(5))
+            let beyond = try HTTPExchange.curl(base + "js/app.js", ["-H", "Range: bytes=999999-"])
+            #expect(beyond.status == 416)
+            #expect(beyond.header("Content-Range") == "bytes */\(script.count)")
+
+            let head = try HTTPExchange.curl(base + "index.html", ["-I"])
+            #expect(head.status == 200)
+            #expect(head.header("Content-Length") == String(index.body.count))
+            #expect(head.body.isEmpty)
+        }
+    }
+
+    @Test func largeFilesStreamWholeAndInRanges() throws {
+        let source = temp.path + "/big"
+        try FileManager.default.copyItem(atPath: BundleFixtures.demoSource("1.1.0"), toPath: source)
+        var generator = SplitMix(seed: 9)
+        let video = Data((0..<3_000_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
+        try video.write(to: URL(fileURLWithPath: source + "/media.mp4"))
+        try install(source, version: "2.0.0")
+        try withServer { port in
+            let whole = try HTTPExchange.curl("http://127.0.0.1:\(port)/app/media.mp4")
+            #expect(whole.status == 200)
+            #expect(whole.body == video)
+            let middle = try HTTPExchange.curl("http://127.0.0.1:\(port)/app/media.mp4", ["-H", "Range: bytes=1000000-2499999"])
+            #expect(middle.status == 206)
+            #expect(middle.body == video[1_000_000..<2_500_000])
+        }
+    }
+
+    @Test func proxyFormRequestsResolveByTheirOwnHost() throws {
+        try withServer { port in
+            let response = try HTTPExchange.curl("http://www.example.com/app/css/style.css",
+                                                 ["-x", "http://127.0.0.1:\(port)"])
+            #expect(response.status == 200)
+            #expect(response.header("X-Pkg-Source") == "package")
+            #expect(response.body == (try demoFile("css/style.css")))
+        }
+    }
+
+    @Test func refusesTraversalAndMalformedRequestsAndKeepsServing() throws {
+        try withServer { port in
+            let base = "http://127.0.0.1:\(port)"
+            for path in ["/app/../../etc/passwd", "/app/%2e%2e/%2e%2e/etc/passwd", "/app/..%2f..%2fetc/passwd",
+                         "/app/a%00b.html", "/app/..\\..\\etc\\passwd"] {
+                let response = try HTTPExchange.curl(base + path, ["--path-as-is"])
+                #expect(response.status == 400, "\(path)")
+                #expect(!String(decoding: response.body, as: UTF8.self).contains("root:"))
+            }
+            let garbage = try HTTPExchange.raw(Array("NOT HTTP AT ALL\r\n\r\n".utf8), port: port)
+            #expect(garbage.hasPrefix("HTTP/1.1 400"))
+            let hugeHeader = "GET /app/ HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "a", count: 200_000) + "\r\n\r\n"
+            let oversized = try HTTPExchange.raw(Array(hugeHeader.utf8), port: port)
+            #expect(oversized.hasPrefix("HTTP/1.1 4"))
+            #expect(try HTTPExchange.curl(base + "/app/").status == 200)
+        }
+    }
+
+    @Test func pipelinedRequestsAreAnsweredInOrder() throws {
+        try withServer { port in
+            let requests = ["index.html", "css/style.css", "js/app.js"].enumerated().map { index, path in
+                "GET /app/\(path) HTTP/1.1\r\nHost: x\r\n" + (index == 2 ? "Connection: close\r\n" : "") + "\r\n"
+            }.joined()
+            let answer = try HTTPExchange.raw(Array(requests.utf8), port: port)
+            let types = answer.components(separatedBy: "\r\n").filter { $0.lowercased().hasPrefix("content-type:") }
+            #expect(types == ["Content-Type: text/html; charset=utf-8", "Content-Type: text/css; charset=utf-8",
+                              "Content-Type: text/javascript; charset=utf-8"])
+            #expect(answer.components(separatedBy: "HTTP/1.1 200 OK").count == 4)
+        }
+    }
+
+    @Test func anInstalledUpdateIsServedByTheNextRequest() throws {
+        try withServer { port in
+            let url = "http://127.0.0.1:\(port)/app/css/style.css"
+            #expect(try HTTPExchange.curl(url).body == (try demoFile("css/style.css")))
+            try install(BundleFixtures.demoSource("1.1.0"), version: "1.1.0")
+            #expect(try HTTPExchange.curl(url).body == (try demoFile("css/style.css", version: "1.1.0")))
+        }
+    }
+
+    @Test func missesComeFromTheOriginAndAreWrittenThrough() throws {
+        let originFiles = temp.path + "/site"
+        try FileManager.default.createDirectory(atPath: originFiles + "/app", withIntermediateDirectories: true)
+        let script = Data("console.log('from the origin');\n".utf8)
+        try script.write(to: URL(fileURLWithPath: originFiles + "/app/extra.js"))
+        let nginx = try NginxOrigin(root: originFiles)
+        defer { nginx.stop() }
+        try withServer(upstream: nginx.baseURL) { port in
+            let url = "http://127.0.0.1:\(port)/app/extra.js"
+            let first = try HTTPExchange.curl(url)
+            #expect(first.status == 200)
+            #expect(first.header("X-Pkg-Source") == "origin")
+            #expect(first.body == script)
+            let second = try HTTPExchange.curl(url)
+            #expect(second.header("X-Pkg-Source") == "cache")
+            #expect(second.body == script)
+            let missing = try HTTPExchange.curl("http://127.0.0.1:\(port)/app/nope.js")
+            #expect(missing.status == 404)
+            #expect(missing.header("X-Pkg-Source") == "origin")
+        }
+    }
+
+    @Test func offlineMissesAre404s() throws {
+        try withServer(offline: true) { port in
+            let response = try HTTPExchange.curl("http://127.0.0.1:\(port)/app/nope.js")
+            #expect(response.status == 404)
+            #expect(response.header("X-Pkg-Source") == "pkgctl")
+        }
+    }
+
+    @Test func aStalledClientDoesNotBlockOthers() throws {
+        try withServer { (port: Int) throws in
+            let stalled = Thread {
+                _ = try? HTTPExchange.raw(Array("GET /app/ HTTP/1.1\r\nHost: x\r\n".utf8), port: port, timeout: 3)
+            }
+            stalled.start()
+            Thread.sleep(forTimeInterval: 0.2)
+            let started = Date()
+            #expect(try HTTPExchange.curl("http://127.0.0.1:\(port)/app/").status == 200)
+            #expect(Date().timeIntervalSince(started) < 2)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# `pkgctl serve` vs nginx (sendfile on, access log off, 2 workers) on the same
+# files, with wrk, alternating rounds: a 4 KB html file, a 100 KB script, and a
+# 404. pkgctl runs with --offline (a miss is a local 404, as nginx's is) and
+# --quiet (no access log). Prints requests/s and p99 per server and the ratio.
+# Usage: bench/serve.sh [ROUNDS] [SECONDS]   (default 3 rounds of 5 s)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-3}
+seconds=${2:-5}
+command -v wrk >/dev/null && command -v nginx >/dev/null || scripts/setup --test
+command -v wrk >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq wrk >/dev/null; }
+swift build -c release --product pkgctl >/dev/null
+pkgctl=$PWD/.build/release/pkgctl
+work=$(mktemp -d "${TMPDIR:-/tmp}/pkgctl-serve-bench.XXXXXX")
+chmod 755 "$work"   # nginx workers run as www-data
+cleanup() {
+  [ -n "${serve_pid:-}" ] && kill "$serve_pid" 2>/dev/null || true
+  [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
+  sleep 0.2; rm -rf "$work"
+}
+trap cleanup EXIT
+
+mkdir -p "$work/src"
+python3 - "$work/src" <<'PY'
+import os, random, sys
+out = sys.argv[1]
+rng = random.Random(7)
+words = "const let function return value state render props module export import div span".split()
+def text(n):
+    s = " ".join(rng.choice(words) for _ in range(n // 4))
+    return s[:n]
+open(os.path.join(out, "page.html"), "w").write("<!doctype html><title>b</title>" + text(4096 - 31))
+open(os.path.join(out, "app.js"), "w").write(text(100 * 1024))
+PY
+"$pkgctl" pack "$work/src" --name bench --version 1 --out "$work/origin" --route bench.local/app >/dev/null
+"$pkgctl" update --quiet --root "$work/store" --manifest "file://$work/origin/manifest.json"
+docroot="$work/store/packages/bench/1"
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+pport=$(free_port); nport=$(free_port)
+mkdir -p "$work/nginx/app"
+ln -s "$docroot"/* "$work/nginx/app/"
+cat > "$work/nginx.conf" <<CONF
+worker_processes 2;
+pid $work/nginx.pid;
+error_log $work/nginx-error.log;
+events { worker_connections 1024; }
+http {
+  include /etc/nginx/mime.types;
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 100000;
+  client_body_temp_path $work/tmp-body; proxy_temp_path $work/tmp-proxy; fastcgi_temp_path $work/tmp-fcgi;
+  uwsgi_temp_path $work/tmp-uwsgi; scgi_temp_path $work/tmp-scgi;
+  server { listen 127.0.0.1:$nport; root $work/nginx; disable_symlinks off; }
+}
+CONF
+nginx -p "$work" -c "$work/nginx.conf"
+"$pkgctl" serve --quiet --offline --root "$work/store" --port "$pport" >/dev/null &
+serve_pid=$!
+for _ in $(seq 1 50); do curl -sf -o /dev/null "http://127.0.0.1:$pport/app/page.html" && break; sleep 0.1; done
+cmp <(curl -s "http://127.0.0.1:$pport/app/app.js") <(curl -s "http://127.0.0.1:$nport/app/app.js")
+
+# wrk prints "Requests/sec: N" and, with --latency, "99%  X.XXms".
+measure() {
+  wrk -t2 -c32 -d"${seconds}s" --latency "$1" | awk '
+    /Requests\/sec/ { rps = $2 }
+    $1 == "99%" { v = $2; if (v ~ /us$/) { sub(/us/, "", v); v /= 1000 } else if (v ~ /ms$/) { sub(/ms/, "", v) } else if (v ~ /s$/) { sub(/s/, "", v); v *= 1000 }; p99 = v }
+    END { printf "%d %.2f\n", rps, p99 }'
+}
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+printf '%-10s %14s %10s %14s %10s %8s\n' case "pkgctl req/s" "p99 ms" "nginx req/s" "p99 ms" ratio
+for case in page.html app.js missing; do
+  prps=(); pp99=(); nrps=(); np99=()
+  for _ in $(seq 1 "$rounds"); do
+    read -r r p < <(measure "http://127.0.0.1:$pport/app/$case"); prps+=("$r"); pp99+=("$p")
+    read -r r p < <(measure "http://127.0.0.1:$nport/app/$case"); nrps+=("$r"); np99+=("$p")
+  done
+  pr=$(median "${prps[@]}"); nr=$(median "${nrps[@]}")
+  printf '%-10s %14s %10s %14s %10s %7.2fx\n' "$case" "$pr" "$(median "${pp99[@]}")" "$nr" "$(median "${np99[@]}")" \
+    "$(awk -v a="$pr" -v b="$nr" 'BEGIN { print a / b }')"
+done
+echo "ratio = pkgctl req/s / nginx req/s (1.0 or more: pkgctl as fast or faster); medians of $rounds rounds of ${seconds}s, wrk -t2 -c32"
