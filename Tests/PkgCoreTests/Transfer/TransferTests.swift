@@ -262,12 +262,24 @@ import Testing
         options.stallTimeout = 1
         options.maxAttempts = 1
         let url = origin.baseURL + "/slow/demo-1.0.0.zip"
-        let clock = ContinuousClock()
-        let started = clock.now
-        let error = try #require(await #expect(throws: PkgError.self) { try await download(url, options: options) })
-        #expect(error.code == .transferFailed)
-        #expect(error.message.hasPrefix("GET \(url): Timeout was reached"))
-        #expect(clock.now - started < .seconds(10))
+        let destination = output.path("stalled.zip")
+        let size = UInt64(Self.payload.count), sha256 = payloadSHA256, stallOptions = options
+        // Timed on the downloading thread itself: the await around it can wait
+        // for a cooperative-pool thread while other suites run.
+        let (error, elapsed) = try await onDedicatedThread { () -> (PkgError?, Duration) in
+            let clock = ContinuousClock()
+            let started = clock.now
+            do {
+                try Downloader(options: stallOptions).download(from: url, to: destination,
+                                                          expectedSize: size, expectedSHA256: sha256)
+                return (nil, clock.now - started)
+            } catch let error as PkgError {
+                return (error, clock.now - started)
+            }
+        }
+        #expect(error?.code == .transferFailed)
+        #expect(error?.message.hasPrefix("GET \(url): Timeout was reached") == true)
+        #expect(elapsed < .seconds(10))
     }
 }
 
