@@ -127,7 +127,7 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         writeHead(answer.response, source: source, context: context)
         guard let file = answer.file, !answer.range.isEmpty else { return finish(context: context) }
         exchange?.bytes = Int(answer.range.count)
-        if answer.range.count <= Self.inlineBodyLimit {
+        if answer.range.count <= Self.inlineBodyLimit || file.isInMemory {
             do {
                 let buffer = try Self.read(file, range: answer.range, allocator: context.channel.allocator)
                 context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
@@ -154,7 +154,8 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         var offset = 0
         while offset < count {
             let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count - offset) { pointer in
-                max(0, pread(file.descriptor, pointer.baseAddress, count - offset, off_t(range.lowerBound) + off_t(offset)))
+                max(0, file.read(into: UnsafeMutableRawBufferPointer(rebasing: pointer[..<(count - offset)]),
+                                 at: range.lowerBound + Int64(offset)))
             }
             if read == 0 { throw PkgError(.fileSystem, "read \(file.path): ended early") }
             offset += read

@@ -1,11 +1,15 @@
 /// A local answer, ready for a server's fast path: the response head and, when
-/// there is a body, the open file and the byte range of it to send (e.g. with
-/// `sendfile(2)` / NIO `FileRegion`).
+/// there is a body, the file and the byte range of it to send (with
+/// `sendfile(2)` / NIO `FileRegion`, or ``LocalFile/read(into:at:)`` for a file
+/// held in memory).
 ///
 /// ```swift
 /// if let answer = try resolver.answerLocally(request) {
 ///     write(answer.response)
-///     if let file = answer.file { sendfile(socket, file.descriptor, answer.range) }
+///     if let file = answer.file {
+///         if file.isInMemory { /* file.read(into:at:) the range */ }
+///         else { sendfile(socket, file.descriptor, answer.range) }
+///     }
 /// }
 /// ```
 public struct LocalAnswer: Sendable {

@@ -4,11 +4,16 @@ import Synchronization
 import Glibc
 #endif
 
-/// An open local file (from a package or the overlay cache); closes its
-/// descriptor when released. A server can `sendfile(2)` it directly.
+/// A local file (from a package or the overlay cache): an open descriptor,
+/// closed when released, that a server can `sendfile(2)`; or, for small files
+/// of a package version, its bytes held in memory (``isInMemory``). Read either
+/// kind with ``read(into:at:)``.
 public final class LocalFile: @unchecked Sendable {
-    /// The open, read-only descriptor. Valid until this object is released.
+    /// The open, read-only descriptor, valid until this object is released;
+    /// -1 when the file is held in memory.
     public let descriptor: Int32
+    /// The whole file when held in memory.
+    private let contents: [UInt8]?
     /// Size in bytes at open.
     public let size: Int64
     /// A strong validator: `"SIZE-MTIME-INODE"` in hex. Package files are immutable
@@ -21,6 +26,7 @@ public final class LocalFile: @unchecked Sendable {
 
     init(descriptor: Int32, info: stat, directory: String, relativePath: String) {
         self.descriptor = descriptor
+        self.contents = nil
         self.size = Int64(info.st_size)
         let mtime = UInt64(info.st_mtim.tv_sec) &* 1_000_000_000 &+ UInt64(info.st_mtim.tv_nsec)
         self.etag = "\"" + String(UInt64(info.st_size), radix: 16) + "-" + String(mtime, radix: 16) + "-"
@@ -29,7 +35,51 @@ public final class LocalFile: @unchecked Sendable {
         self.relativePath = relativePath
     }
 
-    deinit { close(descriptor) }
+    private init(contents: [UInt8], of file: LocalFile) {
+        descriptor = -1
+        self.contents = contents
+        size = file.size
+        etag = file.etag
+        directory = file.directory
+        relativePath = file.relativePath
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+    }
+
+    /// Whether the bytes are in memory (no descriptor to `sendfile`).
+    public var isInMemory: Bool { contents != nil }
+
+    /// Copies up to `buffer.count` bytes starting at `offset` into `buffer`.
+    /// Returns the count, 0 at the end of the file, or -1 with `errno` set.
+    public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Int {
+        guard let contents else {
+            while true {
+                let count = pread(descriptor, buffer.baseAddress, buffer.count, off_t(offset))
+                if count >= 0 || errno != EINTR { return count }
+            }
+        }
+        guard offset < Int64(contents.count) else { return 0 }
+        let count = min(buffer.count, contents.count - Int(offset))
+        contents.withUnsafeBytes { source in
+            buffer.baseAddress!.copyMemory(from: source.baseAddress! + Int(offset), byteCount: count)
+        }
+        return count
+    }
+
+    /// A copy of this file held in memory, or nil when it cannot be read whole.
+    func loadedIntoMemory() -> LocalFile? {
+        var bytes = [UInt8](repeating: 0, count: Int(size))
+        var done = 0
+        while done < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { read(into: UnsafeMutableRawBufferPointer(rebasing: $0[done...]),
+                                                            at: Int64(done)) }
+            guard count > 0 else { return nil }
+            done += count
+        }
+        return LocalFile(contents: bytes, of: self)
+    }
 
     /// The absolute path the file was opened at (for display).
     public var path: String { directory + "/" + relativePath }

@@ -150,8 +150,7 @@ public final class Resolver: Sendable {
         let isRead = request.isRead
         if isRead, let match {
             let mount = match.route.mount
-            if let file = LocalFile.open(under: mount.directoryDescriptor, directory: mount.directory,
-                                         relativePath: match.relativePath) {
+            if let file = mount.file(at: match.relativePath) {
                 let type = MediaType.forPath(file.relativePath, fallback: resourceClass)
                 return .local(LocalAnswer.make(file: file, request: request, contentType: type,
                                                source: .package(name: mount.name, version: mount.version)),
@@ -258,8 +257,7 @@ public final class Resolver: Sendable {
         defer { buffer.deallocate() }
         var done = 0
         while done < count {
-            let read = pread(file.descriptor, buffer.baseAddress! + done, count - done, off_t(offset) + off_t(done))
-            if read < 0, errno == EINTR { continue }
+            let read = file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[done...]), at: offset + Int64(done))
             if read <= 0 {
                 entry.fail(read < 0 ? fileSystemError("read", file.path)
                                     : PkgError(.fileSystem, "read \(file.path): file shrank while being served"))

@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,6 +24,51 @@ final class PackageMount: @unchecked Sendable {
     }
 
     deinit { close(directoryDescriptor) }
+
+    /// Small files kept in memory and paths known to be absent. An installed
+    /// version never changes, so both stay true while this mount is current.
+    private let memory = Mutex(FileMemory())
+
+    private struct FileMemory {
+        var files: [String: LocalFile] = [:]
+        var bytes = 0
+        var absent = Set<String>()
+    }
+
+    /// Files up to this size are kept in memory once read, within ``memoryBudget`` per version.
+    static let memoryFileLimit: Int64 = 64 * 1024
+    static let memoryBudget = 32 << 20
+    /// Most absent paths remembered per version.
+    static let absentLimit = 4096
+
+    /// The file at `relativePath` in this version (a directory gives its
+    /// `index.html`), or nil when there is none. Small files come from memory
+    /// after their first read: no open, stat or read per request.
+    func file(at relativePath: String) -> LocalFile? {
+        enum Known { case file(LocalFile), absent, unknown }
+        let known: Known = memory.withLock { memory in
+            if let file = memory.files[relativePath] { return .file(file) }
+            return memory.absent.contains(relativePath) ? .absent : .unknown
+        }
+        switch known {
+        case .file(let file): return file
+        case .absent: return nil
+        case .unknown: break
+        }
+        guard let file = LocalFile.open(under: directoryDescriptor, directory: directory, relativePath: relativePath) else {
+            memory.withLock { memory in
+                if memory.absent.count < Self.absentLimit { memory.absent.insert(relativePath) }
+            }
+            return nil
+        }
+        guard file.size <= Self.memoryFileLimit, let loaded = file.loadedIntoMemory() else { return file }
+        memory.withLock { memory in
+            guard memory.files[relativePath] == nil, memory.bytes + Int(loaded.size) <= Self.memoryBudget else { return }
+            memory.files[relativePath] = loaded
+            memory.bytes += Int(loaded.size)
+        }
+        return loaded
+    }
 
     /// Whether `current` still names this version: one readlink(2), no allocation.
     func isCurrent() -> Bool {
