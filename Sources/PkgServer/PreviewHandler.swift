@@ -16,7 +16,7 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// Bodies up to this size are read into memory and written in one go; larger
     /// ones go out as a `FileRegion` (sendfile).
-    static let inlineBodyLimit: Int64 = 256 * 1024
+    static let inlineBodyLimit: Int64 = 16 * 1024
 
     private let resolver: PkgCore.Resolver
     private let configuration: PreviewServerConfiguration

@@ -5,6 +5,7 @@ import NIOExtras
 import NIOHTTP1
 import NIOPosix
 import PkgCore
+import Synchronization
 
 /// A local HTTP/1.1 server over a ``Resolver``, for previewing packages in a
 /// real browser: each request becomes a resolver request (local files go out
@@ -23,7 +24,8 @@ public final class PreviewServer: Sendable {
     public let configuration: PreviewServerConfiguration
     private let accessLog: Logger?
     private let group: MultiThreadedEventLoopGroup
-    private let quiescing: ServerQuiescingHelper
+    /// Dropped before the event loops stop: its deinit touches them.
+    private let quiescing: Mutex<ServerQuiescingHelper?>
     private let stopped = DispatchSemaphore(value: 0)
 
     /// A server over `resolver`; `accessLog` gets one info line per request (nil: none).
@@ -33,13 +35,16 @@ public final class PreviewServer: Sendable {
         self.configuration = configuration
         self.accessLog = accessLog
         group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
-        quiescing = ServerQuiescingHelper(group: group)
+        quiescing = Mutex(ServerQuiescingHelper(group: group))
     }
 
     /// Binds and starts accepting connections; returns the bound address.
     @discardableResult
     public func start() throws -> SocketAddress {
-        let resolver = resolver, configuration = configuration, accessLog = accessLog, quiescing = quiescing
+        guard let quiescing = quiescing.withLock({ $0 }) else {
+            throw PkgError(.invalidArgument, "the preview server was shut down; make a new one")
+        }
+        let resolver = resolver, configuration = configuration, accessLog = accessLog
         let channel = try ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 512)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -78,9 +83,11 @@ public final class PreviewServer: Sendable {
     /// connections, then stops the event loops. Blocks until done.
     public func shutdown() throws {
         defer { stopped.signal() }
-        let done = group.next().makePromise(of: Void.self)
-        quiescing.initiateShutdown(promise: done)
-        try done.futureResult.wait()
+        if let helper = quiescing.withLock({ helper in defer { helper = nil }; return helper }) {
+            let done = group.next().makePromise(of: Void.self)
+            helper.initiateShutdown(promise: done)
+            try done.futureResult.wait()
+        }
         try group.syncShutdownGracefully()
     }
 }
