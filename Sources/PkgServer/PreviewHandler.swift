@@ -168,7 +168,8 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     func writeHead(_ response: ResourceResponse, source: String, context: ChannelHandlerContext) {
         guard var exchange else { return }
         var headers = HTTPHeaders()
-        for (name, value) in response.headers where !Self.isHopByHop(name) {
+        let fromOrigin = source == "origin"
+        for (name, value) in response.headers where !(fromOrigin && Self.isHopByHop(name)) {
             headers.add(name: name, value: value)
         }
         headers.replaceOrAdd(name: "X-Pkg-Source", value: source)
