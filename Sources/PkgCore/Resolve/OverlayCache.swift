@@ -13,8 +13,8 @@ import Glibc
 /// ```
 ///
 /// Keying routed entries by the active version makes them stale the moment a
-/// new version is activated: they are simply never looked up again (`gc` may
-/// remove directories of versions no longer retained). `@` appears in no
+/// new version is activated: they are simply never looked up again, and `gc`
+/// removes them with their version. `@` appears in no
 /// host or package name, so the two kinds of directory never collide.
 final class OverlayCache: Sendable {
     let root: String
@@ -37,7 +37,8 @@ final class OverlayCache: Sendable {
         guard query.isEmpty, RequestPath.isSafeHost(host) else { return nil }
         if let match {
             let mount = match.route.mount
-            return mount.name + "@" + mount.version + "/" + host + match.route.prefix + "/" + match.relativePath
+            return StoreLayout.overlayDirectoryName(mount.name, mount.version) + "/" + host + match.route.prefix + "/"
+                + match.relativePath
         }
         return host + (path.hasSuffix("/") ? path + "index.html" : path)
     }

@@ -20,7 +20,7 @@ extension PackageStore {
                 if item.hasPrefix("current.tmp-") {
                     unlink(path)
                 } else if item != active, !FileSystem.exists(layout.recordFile(name, item)) {
-                    try discardVersionDirectory(path)
+                    try discardTree(path)
                 }
             }
         }
@@ -38,9 +38,9 @@ extension PackageStore {
         }
     }
 
-    /// Moves a version directory out of sight into `staging/` with one rename,
+    /// Moves a directory (a version, its overlay) out of sight into `staging/` with one rename,
     /// then deletes it there: a crash midway leaves only staging debris.
-    func discardVersionDirectory(_ path: String) throws {
+    func discardTree(_ path: String) throws {
         let trash = try makeStagingDirectory(prefix: "trash")
         let target = trash + "/version"
         if rename(path, target) != 0 { throw fileSystemError("rename \(path) to", target) }

@@ -20,7 +20,8 @@ extension PackageStore {
     }
 
     /// Removes, for every package, retained versions beyond the `keep` most
-    /// recently installed; the active version always stays. Returns what was removed.
+    /// recently installed, with their overlay cache; the active version always
+    /// stays. Returns what was removed.
     @discardableResult
     public func collectGarbage(keep: Int) throws -> [(name: String, version: String)] {
         guard keep >= 1 else { throw PkgError(.invalidArgument, "--keep must be at least 1 (got \(keep))") }
@@ -29,8 +30,11 @@ extension PackageStore {
             let active = activeVersion(of: name)
             let retained = try retainedVersions(of: name).map(\.entry.version)
             for version in retained.dropLast(keep) where version != active {
-                try discardVersionDirectory(layout.versionDirectory(name, version))
+                try discardTree(layout.versionDirectory(name, version))
                 unlink(layout.recordFile(name, version))
+                if FileSystem.exists(layout.overlayDirectory(name, version)) {
+                    try discardTree(layout.overlayDirectory(name, version))
+                }
                 removed.append((name, version))
             }
         }

@@ -5,7 +5,7 @@ import Foundation
 /// ```
 /// ROOT/packages/NAME/VERSION/...      immutable once installed
 /// ROOT/packages/NAME/current          symlink to VERSION, replaced by rename(2)
-/// ROOT/cache/HOST/PATH                write-through overlay of the resolver
+/// ROOT/cache/[NAME@VERSION/]HOST/PATH write-through overlay of the resolver
 /// ROOT/staging/                       work in progress; emptied by recovery
 /// ROOT/state/manifest.json            validators of the last complete update
 /// ROOT/state/packages/NAME/VERSION.json   record and file index of a version
@@ -41,6 +41,12 @@ public struct StoreLayout: Sendable, Hashable {
     public func currentLink(_ name: String) -> String { packageDirectory(name) + "/current" }
     public func recordDirectory(_ name: String) -> String { state + "/packages/" + name }
     public func recordFile(_ name: String, _ version: String) -> String { recordDirectory(name) + "/" + version + ".json" }
+    /// `ROOT/cache/NAME@VERSION`: the resolver's write-through answers fetched while that version was active.
+    public func overlayDirectory(_ name: String, _ version: String) -> String {
+        cache + "/" + Self.overlayDirectoryName(name, version)
+    }
+
+    static func overlayDirectoryName(_ name: String, _ version: String) -> String { name + "@" + version }
 
     /// Creates the top-level directories when missing.
     func prepare() throws {

@@ -95,7 +95,7 @@ public struct Updater: Sendable {
                           progress: @escaping @Sendable (UpdateEvent) -> Void) throws {
         if try store.record(of: entry.name, version: entry.version) != nil {
             // Same version, different bundle: the origin re-published it; replace it.
-            try store.discardVersionDirectory(store.layout.versionDirectory(entry.name, entry.version))
+            try store.discardTree(store.layout.versionDirectory(entry.name, entry.version))
         }
         let url = try entry.resolvedURL(relativeTo: manifestURL)
         try store.ensureRoom(forBytes: entry.size, purpose: "\(entry.name) \(entry.version): downloading \(url)")

@@ -47,8 +47,13 @@ import Testing
         #expect(gc.stdout.isEmpty, "the active 1.0.0 and the newest 1.1.0 both stay: \(gc.stdout)")
         try FileManager.default.removeItem(atPath: root + "/packages/demo/current")
         try FileManager.default.createSymbolicLink(atPath: root + "/packages/demo/current", withDestinationPath: "1.1.0")
+        let staleOverlay = root + "/cache/demo@1.0.0/www.example.com/app/extra.js"
+        try FileManager.default.createDirectory(atPath: (staleOverlay as NSString).deletingLastPathComponent,
+                                                withIntermediateDirectories: true)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: staleOverlay))
         #expect(try PkgctlProcess.run(["gc", "--root", root, "--keep", "1"]).stdout == "removed demo 1.0.0\n")
         #expect(!FileManager.default.fileExists(atPath: root + "/packages/demo/1.0.0"))
+        #expect(!FileManager.default.fileExists(atPath: root + "/cache/demo@1.0.0"), "gc removes the version's overlay")
 
         #expect(try PkgctlProcess.run(["verify", "--root", root]).stdout == "demo 1.1.0: ok\n")
         try Data("tampered".utf8).write(to: URL(fileURLWithPath: root + "/packages/demo/1.1.0/js/app.js"))
