@@ -27,6 +27,8 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var requestBodyTooLarge = false
     private var exchange: Exchange?
     private var upstreamTask: ChannelResourceTask?
+    /// Responses whose last bytes are not yet on the wire (a large `sendfile` may take long).
+    private var responsesBeingSent = 0
 
     /// The request being answered, for the response and the access log.
     struct Exchange {
@@ -72,11 +74,15 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
             upstreamTask = nil
             resolver.stop(task)
         }
+        if let exchange {
+            self.exchange = nil
+            log(exchange, note: " (client gone)")
+        }
         context.fireChannelInactive()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is IdleStateHandler.IdleStateEvent, exchange == nil {
+        if event is IdleStateHandler.IdleStateEvent, exchange == nil, responsesBeingSent == 0 {
             context.close(promise: nil)
             return
         }
@@ -168,8 +174,8 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     func writeHead(_ response: ResourceResponse, source: String, context: ChannelHandlerContext) {
         guard var exchange else { return }
         var headers = HTTPHeaders()
-        let fromOrigin = source == "origin"
-        for (name, value) in response.headers where !(fromOrigin && Self.isHopByHop(name)) {
+        // The resolver has already dropped the origin's connection-level headers.
+        for (name, value) in response.headers {
             headers.add(name: name, value: value)
         }
         headers.replaceOrAdd(name: "X-Pkg-Source", value: source)
@@ -194,7 +200,10 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.exchange = nil
         let keepAlive = exchange.head.isKeepAlive
         let channel = context.channel
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        responsesBeingSent += 1
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+            handler.value.responsesBeingSent -= 1
             if !keepAlive { channel.close(promise: nil) }
         }
         log(exchange)
@@ -228,23 +237,13 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     /// `GET /app/index.html 200 614 html package 0.8ms`: method, target, status, body bytes,
     /// resource class, source, time.
-    private func log(_ exchange: Exchange) {
+    private func log(_ exchange: Exchange, note: String = "") {
         guard let accessLog else { return }
         let elapsed = Double((NIODeadline.now() - exchange.started).nanoseconds) / 1_000_000
         let milliseconds = (elapsed * 10).rounded() / 10
         let head = exchange.head
         let path = head.uri.prefix { $0 != "?" }
         let resourceClass = ResourceClass.classify(accept: head.headers.first(name: "Accept"), path: path)
-        accessLog.info("\(head.method.rawValue) \(head.uri) \(exchange.status) \(exchange.bytes) \(resourceClass.rawValue) \(exchange.source) \(milliseconds)ms")
-    }
-
-    /// Connection-level headers of the origin's answer, which this server sets itself.
-    private static func isHopByHop(_ name: String) -> Bool {
-        switch name.lowercased() {
-        case "connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection":
-            return true
-        default:
-            return false
-        }
+        accessLog.info("\(head.method.rawValue) \(head.uri) \(exchange.status) \(exchange.bytes) \(resourceClass.rawValue) \(exchange.source) \(milliseconds)ms\(note)")
     }
 }

@@ -109,7 +109,7 @@ final class ExtractionRun: Sendable {
         }
         open = false
         if close(fd) != 0 { throw extractor.labelled(fileSystemError("close", directory + "/" + file.path)) }
-        return FileIndex.Entry(size: written, sha256: hasher.finalize().hex)
+        return FileIndex.Entry(size: written, sha256: hasher.finalize().hexString)
     }
 
     private func write(_ bytes: UnsafeRawBufferPointer, to fd: Int32, _ file: BundleContents.File) throws {

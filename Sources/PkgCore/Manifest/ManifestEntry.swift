@@ -45,10 +45,11 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         func fail(_ reason: String) -> PkgError {
             PkgError(.malformedManifest, "manifest \(source): package '\(name)': \(reason)")
         }
-        guard Self.isSafeComponent(name) else { throw fail("name must be 1-128 of [A-Za-z0-9._-], not starting with '.'") }
+        guard Self.isSafeComponent(name) else { throw fail("name must be 1-128 of [A-Za-z0-9._+-], not starting with '.'") }
         guard Self.isSafeComponent(version) else {
             throw fail("version '\(version)' must be 1-128 of [A-Za-z0-9._+-], not starting with '.'")
         }
+        guard version != "current" else { throw fail("version 'current' is reserved") }
         guard sha256.count == 64, sha256.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else {
             throw fail("sha256 must be 64 lower-case hex digits")
         }

@@ -54,6 +54,11 @@ public final class LocalFile: @unchecked Sendable {
     /// Copies up to `buffer.count` bytes starting at `offset` into `buffer`.
     /// Returns the count, 0 at the end of the file, or -1 with `errno` set.
     public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Int {
+        guard offset >= 0 else {
+            errno = EINVAL
+            return -1
+        }
+        guard buffer.count > 0 else { return 0 }
         guard let contents else {
             while true {
                 let count = pread(descriptor, buffer.baseAddress, buffer.count, off_t(offset))

@@ -199,6 +199,8 @@ public final class Resolver: Sendable {
                     || asciiCaseInsensitiveEqual($0.name, "If-Modified-Since") || asciiCaseInsensitiveEqual($0.name, "If-Range")
             }
         }
+        // An answer to a request with credentials is for that user alone (RFC 9111 §3.5).
+        let hasCredentials = request.header("Authorization") != nil
         var coalescingKey: String?
         if shareable {
             // Requests with different credentials never share an answer.
@@ -206,20 +208,24 @@ public final class Resolver: Sendable {
         }
         return UpstreamPlan(url: url, method: request.method, headers: headers, body: request.body,
                             resourceClass: resourceClass, coalescingKey: coalescingKey,
-                            overlayKey: shareable && writesThrough ? overlayKey : nil)
+                            overlayKey: shareable && writesThrough && !hasCredentials ? overlayKey : nil)
     }
 
     /// Routes with the current snapshot, rebuilding it when `current` moved or packages changed.
+    /// A matched request checks its own package's `current`; a request no route matches checks
+    /// every package's (a new version may have added the route), and so does the periodic rescan.
     private func route(host: String, path: String) -> RouteMatch? {
         var snapshot = table.withLock { $0 }
         let now = coarseMonotonicNanoseconds()
         if now - lastRescan.load(ordering: .relaxed) > Int64(configuration.packageRescanMilliseconds) * 1_000_000 {
             lastRescan.store(now, ordering: .relaxed)
-            if modificationStamp(store.layout.packages) != snapshot.packagesStamp {
+            if modificationStamp(store.layout.packages) != snapshot.packagesStamp || !snapshot.isCurrent {
                 snapshot = refreshed(from: snapshot)
             }
         }
-        guard let match = snapshot.match(host: host, path: path) else { return nil }
+        guard let match = snapshot.match(host: host, path: path) else {
+            return snapshot.isCurrent ? nil : refreshed(from: snapshot).match(host: host, path: path)
+        }
         if match.route.mount.isCurrent() { return match }
         return refreshed(from: snapshot).match(host: host, path: path)
     }

@@ -56,12 +56,17 @@ final class PackageMount: @unchecked Sendable {
         case .unknown: break
         }
         guard let file = LocalFile.open(under: directoryDescriptor, directory: directory, relativePath: relativePath) else {
+            // Only a definite "not there" is remembered; EMFILE and the like may pass.
+            let code = errno
+            let definite = code == ENOENT || code == ENOTDIR || code == ELOOP || code == EXDEV
             memory.withLock { memory in
-                if memory.absent.count < Self.absentLimit { memory.absent.insert(relativePath) }
+                if definite, memory.absent.count < Self.absentLimit { memory.absent.insert(relativePath) }
             }
             return nil
         }
-        guard file.size <= Self.memoryFileLimit, let loaded = file.loadedIntoMemory() else { return file }
+        let fits = file.size <= Self.memoryFileLimit
+            && memory.withLock { $0.bytes + Int(file.size) <= Self.memoryBudget }
+        guard fits, let loaded = file.loadedIntoMemory() else { return file }
         memory.withLock { memory in
             guard memory.files[relativePath] == nil, memory.bytes + Int(loaded.size) <= Self.memoryBudget else { return }
             memory.files[relativePath] = loaded
@@ -120,6 +125,9 @@ final class RouteTable: Sendable {
     }
 
     static let empty = RouteTable(routes: [], mounts: [], packagesStamp: -1)
+
+    /// Whether every package's `current` still names the version mounted here.
+    var isCurrent: Bool { mounts.allSatisfy { $0.isCurrent() } }
 
     /// Reads the active packages of `store` and opens their version directories.
     static func load(from store: PackageStore) throws -> RouteTable {

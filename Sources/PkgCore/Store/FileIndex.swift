@@ -18,7 +18,4 @@ public struct FileIndex: Codable, Sendable, Hashable {
     public init(files: [String: Entry] = [:]) {
         self.files = files
     }
-
-    /// Sum of all file sizes.
-    public var totalSize: UInt64 { files.values.reduce(0) { $0 + $1.size } }
 }

@@ -6,8 +6,9 @@ import Glibc
 extension PackageStore {
     /// Extracts a verified zip into a new version directory, atomically: the
     /// bundle is checked and extracted into `staging/`, flushed to disk, its
-    /// record written, then renamed to `packages/NAME/VERSION`. On any failure
-    /// nothing of it remains. Does not activate it (see ``activate(_:version:)``).
+    /// record written, then renamed to `packages/NAME/VERSION`. A failure before
+    /// the rename leaves nothing of it; the version is either wholly installed
+    /// or absent. Does not activate it (see ``activate(_:version:)``).
     public func install(_ entry: ManifestEntry, archive: String,
                         limits: ExtractionLimits = ExtractionLimits(), workers: Int = 2) throws -> VersionRecord {
         try install(entry, archive: archive, limits: limits, workers: workers, checkSpace: true)
@@ -17,6 +18,10 @@ extension PackageStore {
                  workers: Int, checkSpace: Bool) throws -> VersionRecord {
         try layout.prepare()
         let label = "\(entry.name) \(entry.version)"
+        let destination = layout.versionDirectory(entry.name, entry.version)
+        if FileSystem.exists(destination) {
+            throw PkgError(.invalidArgument, "\(label) is already installed at \(destination)")
+        }
         let extractor = BundleExtractor(archivePath: archive, label: label, limits: limits)
         let contents = try extractor.inspect()
         if checkSpace { try ensureRoomToExtract(contents, label: label) }
@@ -30,7 +35,6 @@ extension PackageStore {
             try FileSystem.makeDirectories(layout.recordDirectory(entry.name))
             try record.save(to: recordFile)
             try FileSystem.makeDirectories(layout.packageDirectory(entry.name))
-            let destination = layout.versionDirectory(entry.name, entry.version)
             if rename(staging, destination) != 0 { throw fileSystemError("rename \(staging) to", destination) }
             try FileSystem.syncDirectory(layout.packageDirectory(entry.name))
             return record

@@ -5,7 +5,7 @@ import Glibc
 extension PackageStore {
     /// Finishes what an interrupted command left: empties `staging/`, removes
     /// version directories without a record and records without a directory,
-    /// and stray temp symlinks. Never touches an active version. Call with
+    /// and stray temp files and symlinks. Never touches an active version. Call with
     /// the lock held, before changing anything.
     public func recover() throws {
         try layout.prepare()
@@ -17,18 +17,21 @@ extension PackageStore {
             let directory = layout.packageDirectory(name)
             for item in try FileSystem.contents(of: directory) where item != "current" {
                 let path = directory + "/" + item
-                if item.hasPrefix("current.tmp-") {
+                if item.hasPrefix(FileSystem.temporaryPrefix) {
                     unlink(path)
                 } else if item != active, !FileSystem.exists(layout.recordFile(name, item)) {
                     try discardTree(path)
                 }
             }
         }
+        for name in try FileSystem.contents(of: layout.state) where name.hasPrefix(FileSystem.temporaryPrefix) {
+            unlink(layout.state + "/" + name)
+        }
         for name in try FileSystem.contents(of: layout.state + "/packages") {
             let records = layout.recordDirectory(name)
             for file in try FileSystem.contents(of: records) {
                 let path = records + "/" + file
-                if file.contains(".tmp-") {
+                if file.hasPrefix(FileSystem.temporaryPrefix) {
                     unlink(path)
                 } else if file.hasSuffix(".json"),
                           !FileSystem.isDirectory(layout.versionDirectory(name, String(file.dropLast(5)))) {

@@ -23,6 +23,6 @@ enum FileHasher {
             hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
             size += UInt64(count)
         }
-        return FileIndex.Entry(size: size, sha256: hasher.finalize().hex)
+        return FileIndex.Entry(size: size, sha256: hasher.finalize().hexString)
     }
 }

@@ -76,7 +76,7 @@ enum FileSystem {
     /// Writes `bytes` to a temp file beside `path`, fsyncs it and renames it over `path`,
     /// so readers see the old content or the new, never a part.
     static func writeAtomically(_ bytes: some Collection<UInt8>, to path: String) throws {
-        let temporary = path + ".tmp-\(getpid())"
+        let temporary = temporaryName(beside: path)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw fileSystemError("open", temporary) }
         var closed = false
@@ -105,6 +105,16 @@ enum FileSystem {
             throw error
         }
         try syncDirectory((path as NSString).deletingLastPathComponent)
+    }
+
+    /// Prefix of the temp names `writeAtomically` and `replaceSymlink` use: a
+    /// leading dot, which no package name or version can have.
+    static let temporaryPrefix = ".tmp-"
+
+    /// `DIR/.tmp-PID-NAME` for `DIR/NAME`.
+    private static func temporaryName(beside path: String) -> String {
+        let directory = (path as NSString).deletingLastPathComponent
+        return directory + "/" + temporaryPrefix + "\(getpid())-" + (path as NSString).lastPathComponent
     }
 
     /// The whole content of a file, or nil when it does not exist.
@@ -139,7 +149,7 @@ enum FileSystem {
     /// Points the symlink `path` at `target` atomically: a new link under a temp
     /// name, renamed over the old one.
     static func replaceSymlink(_ path: String, target: String) throws {
-        let temporary = path + ".tmp-\(getpid())"
+        let temporary = temporaryName(beside: path)
         unlink(temporary)
         if symlink(target, temporary) != 0 { throw fileSystemError("symlink", temporary) }
         if rename(temporary, path) != 0 {

@@ -78,7 +78,7 @@ final class DownloadSink {
             throw PkgError(
                 .sizeMismatch, "GET \(url): size mismatch: expected \(expectedSize) bytes, received \(received)")
         }
-        let actual = hasher.finalize().hex
+        let actual = hasher.finalize().hexString
         let expected = expectedSHA256.lowercased()
         guard actual == expected else {
             throw PkgError(.checksumMismatch, "GET \(url): SHA-256 mismatch: expected \(expected), got \(actual)")

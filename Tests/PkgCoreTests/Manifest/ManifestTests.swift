@@ -24,6 +24,8 @@ import Testing
          "sha256 must be 64"),
         (#"{"schemaVersion": 1, "packages": [{"name": "../etc", "version": "1", "url": "u", "sha256": "x", "size": 1}]}"#,
          "name must be"),
+        (#"{"schemaVersion": 1, "packages": [{"name": "demo", "version": "current", "url": "u", "sha256": "\#(String(repeating: "ab", count: 32))", "size": 1}]}"#,
+         "version 'current' is reserved"),
         (#"{"schemaVersion": 1, "packages": [{"name": "demo", "version": "1", "url": "u", "sha256": "x", "size": -1}]}"#,
          "packages[0].size: must be a non-negative number of bytes"),
     ])

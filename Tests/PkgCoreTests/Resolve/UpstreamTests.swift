@@ -51,6 +51,32 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: sandbox.store.layout.cache + "/cdn.example.org/lib.js"))
     }
 
+    @Test func answersToCredentialedRequestsAreNotWrittenThrough() throws {
+        for _ in 0..<2 {
+            let task = run("app://www.example.com/app/remote.css", headers: [("Authorization", "Bearer secret")])
+            #expect(task.response?.status == 200)
+        }
+        #expect(idle())
+        #expect(origin.requests(to: "/app/remote.css") == 2)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.layout.cache + "/app@1.0.0/www.example.com/app/remote.css"))
+    }
+
+    @Test func headRequestsToTheOriginFinish() throws {
+        let task = run("app://www.example.com/app/remote.js", method: "HEAD")
+        #expect(task.response?.status == 200)
+        #expect(task.response?.header("Content-Length") == "21")
+        #expect(task.events.last == .finish)
+    }
+
+    @Test func missesAfterShutdownFailAtOnce() throws {
+        resolver.shutdown()
+        let task = RecordingTask("app://www.example.com/app/remote.js")
+        resolver.start(task)
+        #expect(task.wait(seconds: 2))
+        #expect(task.events.count == 1)
+        #expect(resolver.upstreamTransfersInFlight == 0)
+    }
+
     @Test func imagesAndOtherAreNotWrittenThrough() throws {
         _ = run("app://www.example.com/app/pic.png", accept: chromiumImageAccept)
         _ = run("app://www.example.com/echo-cookie", accept: "*/*")

@@ -142,6 +142,20 @@ import Testing
         }
     }
 
+    @Test func aRouteAddedByAnUpdateIsServedByTheNextRequest() throws {
+        try withServer { port in
+            let proxy = ["-x", "http://127.0.0.1:\(port)"]
+            try Publisher(outputDirectory: origin).publish(
+                source: BundleFixtures.demoSource("1.1.0"), name: "demo", version: "1.1.0",
+                routes: ["www.example.com/app", "docs.example.com"])
+            #expect(try Updater(store: store, manifestURL: "file://" + origin + "/manifest.json").run().succeeded)
+            let docs = try HTTPExchange.curl("http://docs.example.com/docs/", proxy)
+            #expect(docs.status == 200)
+            #expect(docs.header("X-Pkg-Source") == "package")
+            #expect(docs.body == (try demoFile("docs/index.html", version: "1.1.0")))
+        }
+    }
+
     @Test func missesComeFromTheOriginAndAreWrittenThrough() throws {
         let originFiles = temp.path + "/site"
         try FileManager.default.createDirectory(atPath: originFiles + "/app", withIntermediateDirectories: true)

@@ -14,7 +14,8 @@ final class CurlMultiLoop: @unchecked Sendable {
     }
 
     private let multi: UnsafeMutableRawPointer
-    private let commands = Mutex<[Command]>([])
+    /// Commands for the loop thread; `closed` once the thread has taken its last ones.
+    private let commands = Mutex<(list: [Command], closed: Bool)>(([], false))
     private let stopping = Atomic<Bool>(false)
     private let exited = DispatchSemaphore(value: 0)
     private let started = Atomic<Bool>(false)
@@ -38,14 +39,19 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// Starts `transfer`; its callbacks then run on the loop thread.
     func add(_ transfer: UpstreamTransfer) {
         startIfNeeded()
-        commands.withLock { $0.append(.add(transfer)) }
+        let accepted = commands.withLock { commands -> Bool in
+            guard !commands.closed, !stopping.load(ordering: .relaxed) else { return false }
+            commands.list.append(.add(transfer))
+            return true
+        }
+        guard accepted else { return transfer.cancelled() }
         curl_multi_wakeup(multi)
     }
 
     /// Removes `transfer` from the multi handle (on the loop thread); its
     /// `cancelled()` runs unless it completed first.
     func cancel(_ transfer: UpstreamTransfer) {
-        commands.withLock { $0.append(.cancel(transfer)) }
+        commands.withLock { $0.list.append(.cancel(transfer)) }
         curl_multi_wakeup(multi)
     }
 
@@ -60,9 +66,11 @@ final class CurlMultiLoop: @unchecked Sendable {
     private func run() {
         var running: Int32 = 0
         while true {
-            let pending = commands.withLock { list -> [Command] in
-                let taken = list
-                list.removeAll(keepingCapacity: true)
+            let stop = stopping.load(ordering: .relaxed)
+            let pending = commands.withLock { commands -> [Command] in
+                let taken = commands.list
+                commands.list.removeAll(keepingCapacity: true)
+                commands.closed = stop
                 return taken
             }
             for command in pending {
@@ -82,7 +90,7 @@ final class CurlMultiLoop: @unchecked Sendable {
                     }
                 }
             }
-            if stopping.load(ordering: .relaxed) {
+            if stop {
                 for (easy, transfer) in active {
                     curl_multi_remove_handle(multi, easy)
                     transfer.cancelled()

@@ -69,11 +69,6 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
         }
     }
 
-    private func liveSubscribers() -> [TaskEntry] {
-        lock.lock(); defer { lock.unlock() }
-        return subscribers
-    }
-
     // MARK: UpstreamTransferSink (loop thread)
 
     func transferReceived(status: Int, headers: [(name: String, value: String)]) -> Bool {
@@ -85,7 +80,9 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
         lock.lock()
         headArrived = true
         writer = newWriter
-        expectedLength = response.contentLength
+        // HEAD, 1xx, 204 and 304 answers have no body, whatever Content-Length says.
+        let hasBody = plan.method != "HEAD" && status >= 200 && status != 204 && status != 304
+        expectedLength = hasBody ? response.contentLength : nil
         let targets = subscribers
         lock.unlock()
         owner.forget(self)

@@ -27,6 +27,8 @@ final class UpstreamTransfer: @unchecked Sendable {
     private var status = 0
     private var responseHeaders: [(name: String, value: String)] = []
     private var headersDone = false
+    /// Set once the response head went to the sink; later header lines are trailers.
+    private var announced = false
     private var bodyBytes: Int64 = 0
     private let errorBuffer: UnsafeMutablePointer<CChar> = {
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
@@ -98,6 +100,7 @@ final class UpstreamTransfer: @unchecked Sendable {
     }
 
     private func header(_ line: UnsafeRawBufferPointer) -> Bool {
+        if announced { return true }  // trailers of a chunked body: not part of the head
         var end = line.count
         while end > 0, line[end - 1] == UInt8(ascii: "\n") || line[end - 1] == UInt8(ascii: "\r") { end -= 1 }
         if end == 0 {
@@ -131,6 +134,7 @@ final class UpstreamTransfer: @unchecked Sendable {
 
     private func announce() -> Bool {
         guard let sink else { return false }
+        announced = true
         return sink.transferReceived(status: status, headers: responseHeaders)
     }
 
@@ -151,6 +155,7 @@ final class UpstreamTransfer: @unchecked Sendable {
         if code == CURLE_OK {
             if !headersDone {
                 headersDone = true
+                announced = true
                 if !(sink.transferReceived(status: status, headers: responseHeaders)) {
                     sink.transferCancelled()
                     return

@@ -1,5 +1,3 @@
-import Crypto
-
 extension Sequence where Element == UInt8 {
     /// Lower-case hexadecimal text of these bytes, as in `sha256sum` output.
     var hexString: String {
@@ -14,8 +12,3 @@ extension Sequence where Element == UInt8 {
 }
 
 private let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
-extension SHA256.Digest {
-    /// Lower-case hexadecimal text of the digest.
-    var hex: String { hexString }
-}
