@@ -153,7 +153,8 @@ func openFiles(under root: String) -> [String] {
     }
 }
 
-/// Polls `condition` every 10 ms for at most `seconds`.
+/// Polls `condition` every 10 ms until it holds or `seconds` pass, e.g. for
+/// nginx, which writes its access-log line only after the client has its answer.
 func eventually(seconds: Double = 10, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while Date() < deadline {
