@@ -20,7 +20,9 @@ import Synchronization
 /// server.waitUntilShutDown()    // until shutdown() — e.g. from a SIGINT handler
 /// ```
 public final class PreviewServer: Sendable {
+    /// The resolver answering every request.
     public let resolver: PkgCore.Resolver
+    /// Address, default host and limits.
     public let configuration: PreviewServerConfiguration
     private let accessLog: Logger?
     private let group: MultiThreadedEventLoopGroup

@@ -21,6 +21,7 @@ public struct PreviewServerConfiguration: Sendable {
     /// Answer only from packages and the overlay: a miss is a 404, nothing goes to the origin.
     public var offline: Bool
 
+    /// A configuration; the defaults listen on 127.0.0.1:8080.
     public init(bindHost: String = "127.0.0.1", port: Int = 8080, defaultHost: String? = nil, scheme: String = "app",
                 threads: Int = System.coreCount, idleTimeout: TimeAmount = .seconds(60),
                 maxRequestBody: Int = 16 << 20, offline: Bool = false) {

@@ -12,9 +12,12 @@ public struct Manifest: Codable, Sendable, Hashable {
     /// The only schema version this build understands.
     public static let supportedSchemaVersion = 1
 
+    /// Always 1 for this schema.
     public var schemaVersion: Int
+    /// The published packages; names are unique.
     public var packages: [ManifestEntry]
 
+    /// A v1 manifest listing `packages`.
     public init(packages: [ManifestEntry] = []) {
         self.schemaVersion = Self.supportedSchemaVersion
         self.packages = packages

@@ -15,6 +15,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
     /// Hosts with optional path prefixes the package serves, e.g. `www.example.com/app`.
     public var routes: [String]
 
+    /// An entry; call ``validate(source:)`` before trusting it.
     public init(name: String, version: String, url: String, sha256: String, size: UInt64, routes: [String] = []) {
         self.name = name
         self.version = version
@@ -24,6 +25,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         self.routes = routes
     }
 
+    /// Decodes an entry; `routes` may be absent and `size` must not be negative.
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         name = try container.decode(String.self, forKey: .name)

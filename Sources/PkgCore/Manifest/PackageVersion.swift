@@ -2,18 +2,23 @@
 /// numeric parts compared as numbers ("1.10.0" > "1.9.2"), other parts as text,
 /// and a release above its pre-release ("1.0.0" > "1.0.0-beta").
 public struct PackageVersion: Comparable, Sendable, CustomStringConvertible {
+    /// The version as written in the manifest.
     public let text: String
 
+    /// Wraps version text for comparison.
     public init(_ text: String) {
         self.text = text
     }
 
+    /// The version text.
     public var description: String { text }
 
+    /// Whether `lhs` is an older version than `rhs`.
     public static func < (lhs: PackageVersion, rhs: PackageVersion) -> Bool {
         compare(lhs.text, rhs.text) < 0
     }
 
+    /// Whether both name the same version (`1.0` == `1.0.0`).
     public static func == (lhs: PackageVersion, rhs: PackageVersion) -> Bool {
         compare(lhs.text, rhs.text) == 0
     }

@@ -5,6 +5,7 @@ public struct Publisher: Sendable {
     /// The directory receiving zips and `manifest.json`.
     public let outputDirectory: String
 
+    /// A publisher writing into `outputDirectory` (created when missing).
     public init(outputDirectory: String) {
         self.outputDirectory = outputDirectory
     }

@@ -20,8 +20,9 @@ public final class LocalFile: @unchecked Sendable {
     /// once installed and overlay files are replaced by rename, so the triple
     /// changes whenever the content does.
     public let etag: String
-    /// The directory the file was opened under and its path relative to it.
+    /// The directory the file was opened under.
     public let directory: String
+    /// The file's path relative to ``directory``.
     public let relativePath: String
 
     init(descriptor: Int32, info: stat, directory: String, relativePath: String) {

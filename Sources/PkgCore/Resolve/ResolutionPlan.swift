@@ -3,11 +3,13 @@
 public struct ResolutionPlan: Sendable {
     /// How the request was classified.
     public var resourceClass: ResourceClass
-    /// The package whose route matched, and its active version.
+    /// The package whose route matched.
     public var package: String?
+    /// That package's active version.
     public var version: String?
-    /// Set when the answer is local: the file, and whether it is a package file or an overlay entry.
+    /// Set when the answer is local: the file's path.
     public var localFile: String?
+    /// Whether that file is an overlay entry rather than a package file.
     public var fromOverlay: Bool
     /// Set when the answer comes from the origin.
     public var upstreamURL: String?

@@ -32,6 +32,7 @@ import Glibc
 public final class Resolver: Sendable {
     /// The store served.
     public let store: PackageStore
+    /// Origins, TLS trust and write-through settings.
     public let configuration: ResolverConfiguration
     private let tasks = TaskTable()
     private let table: Mutex<RouteTable>

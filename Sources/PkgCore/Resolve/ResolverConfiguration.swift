@@ -25,6 +25,7 @@ public struct ResolverConfiguration: Sendable {
     /// Connect timeout for origin requests.
     public var connectTimeoutMilliseconds: Int
 
+    /// A configuration; the defaults fetch misses from `https://HOST` with the system's CAs.
     public init(upstream: String? = nil, routeUpstreams: [String: String] = [:], caFile: String? = nil,
                 writeThroughImages: Bool = false, chunkSize: Int = 64 * 1024,
                 packageRescanMilliseconds: Int = 500, connectTimeoutMilliseconds: Int = 10_000) {

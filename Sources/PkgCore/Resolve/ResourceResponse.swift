@@ -6,6 +6,7 @@ public struct ResourceResponse: Sendable {
     /// ones (`Connection`, `Keep-Alive`, `Transfer-Encoding`), which the server re-frames.
     public var headers: [(name: String, value: String)]
 
+    /// A response head.
     public init(status: Int, headers: [(name: String, value: String)] = []) {
         self.status = status
         self.headers = headers

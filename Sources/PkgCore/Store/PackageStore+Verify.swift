@@ -1,6 +1,8 @@
 /// How an installed version's files differ from its index.
 public struct VerificationReport: Sendable, Hashable, Codable {
+    /// The package.
     public var name: String
+    /// The version checked.
     public var version: String
     /// Files whose size or SHA-256 changed.
     public var changed: [String]

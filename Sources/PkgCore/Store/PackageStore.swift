@@ -61,7 +61,9 @@ public struct PackageStore: Sendable {
 
 /// A package's active version as seen by ``PackageStore/activePackages()``.
 public struct InstalledPackage: Sendable, Hashable, Codable {
+    /// The package name.
     public var name: String
+    /// The active version.
     public var version: String
     /// Absolute path of the active version's directory.
     public var directory: String

@@ -29,17 +29,28 @@ public struct StoreLayout: Sendable, Hashable {
         return home + "/.local/share/pkgctl"
     }
 
+    /// `ROOT/packages`: one directory per package.
     public var packages: String { root + "/packages" }
+    /// `ROOT/cache`: the resolver's write-through overlay.
     public var cache: String { root + "/cache" }
+    /// `ROOT/staging`: work in progress, emptied by recovery.
     public var staging: String { root + "/staging" }
+    /// `ROOT/state`: manifest validators and version records.
     public var state: String { root + "/state" }
+    /// `ROOT/lock`, the file `StoreLock` holds.
     public var lockFile: String { root + "/lock" }
+    /// `ROOT/state/manifest.json`: validators of the last complete update.
     public var manifestState: String { state + "/manifest.json" }
 
+    /// `ROOT/packages/NAME`.
     public func packageDirectory(_ name: String) -> String { packages + "/" + name }
+    /// `ROOT/packages/NAME/VERSION`.
     public func versionDirectory(_ name: String, _ version: String) -> String { packageDirectory(name) + "/" + version }
+    /// `ROOT/packages/NAME/current`, the symlink naming the active version.
     public func currentLink(_ name: String) -> String { packageDirectory(name) + "/current" }
+    /// `ROOT/state/packages/NAME`.
     public func recordDirectory(_ name: String) -> String { state + "/packages/" + name }
+    /// `ROOT/state/packages/NAME/VERSION.json`, the version's record.
     public func recordFile(_ name: String, _ version: String) -> String { recordDirectory(name) + "/" + version + ".json" }
     /// `ROOT/cache/NAME@VERSION`: the resolver's write-through answers fetched while that version was active.
     public func overlayDirectory(_ name: String, _ version: String) -> String {

@@ -55,6 +55,7 @@ public struct PkgError: Error, Sendable, Hashable, CustomStringConvertible {
         /// Installed files differ from the index written at install.
         public static let verificationFailed = Code(value: .verificationFailed)
 
+        /// The code's name, e.g. `unsafeEntry`.
         public var description: String { value.rawValue }
     }
 
@@ -72,5 +73,6 @@ public struct PkgError: Error, Sendable, Hashable, CustomStringConvertible {
         self.errno = errno
     }
 
+    /// The one-line message.
     public var description: String { message }
 }

@@ -13,17 +13,21 @@ public struct UpdateReport: Sendable, Hashable, Codable {
 
     /// One package's outcome.
     public struct PackageOutcome: Sendable, Hashable, Codable {
+        /// The package.
         public var name: String
         /// The version active before the run, if any.
         public var from: String?
         /// The manifest's version.
         public var to: String
+        /// What the run did to it.
         public var action: Action
         /// The one-line error when `action` is `.failed`.
         public var error: String?
     }
 
+    /// Whether the manifest was fetched or not modified.
     public var manifest: ManifestStatus
+    /// One outcome per manifest package, in manifest order.
     public var packages: [PackageOutcome]
     /// Versions removed by the garbage collection at the end of the run, as "NAME VERSION".
     public var removed: [String]

@@ -14,15 +14,20 @@ import Foundation
 /// print(report.succeeded)
 /// ```
 public struct Updater: Sendable {
+    /// The store brought up to date.
     public var store: PackageStore
+    /// The manifest's URL (http, https or file).
     public var manifestURL: String
+    /// Timeouts, retries and the CA file for downloads.
     public var transfer: TransferOptions
+    /// Zip-bomb limits every bundle must stay within.
     public var limits: ExtractionLimits
     /// Retained versions kept per package after the run (the active one always stays).
     public var keep: Int
     /// Threads extracting one bundle.
     public var workers: Int
 
+    /// An updater; `keep` must be at least 1.
     public init(store: PackageStore, manifestURL: String, transfer: TransferOptions = TransferOptions(),
                 limits: ExtractionLimits = ExtractionLimits(), keep: Int = 2, workers: Int = 2) {
         self.store = store
