@@ -24,6 +24,7 @@ final class OverlayCache: Sendable {
     init(root: String) throws {
         self.root = root
         try FileSystem.makeDirectories(root + "/.tmp")
+        Self.removeAbandonedTemporaries(in: root + "/.tmp")
         let fd = Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw fileSystemError("open", root) }
         directoryDescriptor = fd
@@ -46,6 +47,15 @@ final class OverlayCache: Sendable {
     /// Opens the overlay file for `key`, refusing symlinks and escapes.
     func open(_ key: String) -> LocalFile? {
         LocalFile.open(under: directoryDescriptor, directory: root, relativePath: key)
+    }
+
+    /// Removes `.tmp/w-PID-N` files of processes that no longer run (a killed server).
+    private static func removeAbandonedTemporaries(in directory: String) {
+        for name in (try? FileSystem.contents(of: directory)) ?? [] {
+            let parts = name.split(separator: "-")
+            guard parts.count == 3, parts[0] == "w", let pid = pid_t(parts[1]) else { continue }
+            if kill(pid, 0) != 0, errno == ESRCH { unlink(directory + "/" + name) }
+        }
     }
 
     /// Starts writing an entry for `key`: a new temp file under `.tmp/`.

@@ -68,6 +68,16 @@ import Testing
         #expect(task.events.last == .finish)
     }
 
+    @Test func overlayTempFilesOfDeadProcessesAreRemoved() throws {
+        let temporaries = sandbox.store.layout.cache + "/.tmp"
+        let abandoned = temporaries + "/w-999999999-1", live = temporaries + "/w-\(getpid())-999"
+        for path in [abandoned, live] { #expect(FileManager.default.createFile(atPath: path, contents: Data("partial".utf8))) }
+        _ = try Resolver(store: sandbox.store)
+        #expect(!FileManager.default.fileExists(atPath: abandoned))
+        #expect(FileManager.default.fileExists(atPath: live), "a running process's temp file stays")
+        try FileManager.default.removeItem(atPath: live)
+    }
+
     @Test func missesAfterShutdownFailAtOnce() throws {
         resolver.shutdown()
         let task = RecordingTask("app://www.example.com/app/remote.js")
