@@ -112,12 +112,3 @@ public struct LocalAnswer: Sendable {
         return false
     }
 }
-
-extension Substring {
-    var trimmingSpaces: Substring {
-        var text = self
-        while text.first == " " || text.first == "\t" { text = text.dropFirst() }
-        while text.last == " " || text.last == "\t" { text = text.dropLast() }
-        return text
-    }
-}

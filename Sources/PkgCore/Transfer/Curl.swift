@@ -24,7 +24,7 @@ enum Curl {
     /// "Timeout was reached: Operation too slow. Less than 1 bytes/sec transferred the last 2 seconds".
     static func describe(_ code: CURLcode, detail: String) -> String {
         let text = text(of: code)
-        let detail = httpTrimmed(detail)
+        let detail = String(Substring(detail).trimmingSpaces)
         if detail.isEmpty || detail.contains(text) { return text }
         return "\(text): \(detail)"
     }

@@ -6,14 +6,14 @@ struct ResponseHeaders {
 
     /// Takes one header line as libcurl delivers it, CRLF included.
     mutating func take(_ line: String) {
-        let line = httpTrimmed(line)
+        let line = String(Substring(line).trimmingSpaces)
         if line.hasPrefix("HTTP/") {
             fields.removeAll()
             return
         }
         guard let colon = line.firstIndex(of: ":") else { return }
         let name = String(line[..<colon]).lowercased()
-        let value = httpTrimmed(line[line.index(after: colon)...])
+        let value = String(line[line.index(after: colon)...].trimmingSpaces)
         fields.append((name, value))
     }
 
@@ -33,16 +33,7 @@ struct ResponseHeaders {
         guard let value = self["content-range"], value.lowercased().hasPrefix("bytes ") else { return nil }
         let spec = value.dropFirst("bytes ".count)
         guard let dash = spec.firstIndex(of: "-") else { return nil }
-        return UInt64(httpTrimmed(spec[..<dash]))
+        return UInt64(spec[..<dash].trimmingSpaces)
     }
 }
 
-/// `text` without leading and trailing spaces, tabs, CR and LF.
-func httpTrimmed<S: StringProtocol>(_ text: S) -> String {
-    let isSpace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0d || $0 == 0x0a }
-    let utf8 = Array(text.utf8)
-    guard let start = utf8.firstIndex(where: { !isSpace($0) }),
-        let end = utf8.lastIndex(where: { !isSpace($0) })
-    else { return "" }
-    return String(decoding: utf8[start...end], as: UTF8.self)
-}
