@@ -81,6 +81,27 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.fireChannelInactive()
     }
 
+    /// A request the HTTP decoder could not parse: 400 (431 for oversized headers),
+    /// unless a response is under way or the connection is already closing (a
+    /// client cut mid-request during a graceful shutdown); then the connection closes.
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        guard let parserError = error as? HTTPParserError else {
+            context.close(promise: nil)
+            return
+        }
+        guard exchange == nil, context.channel.isActive else {
+            context.close(promise: nil)
+            return
+        }
+        let status: HTTPResponseStatus = parserError == .headerOverflow ? .requestHeaderFieldsTooLarge : .badRequest
+        let head = HTTPResponseHead(version: .http1_1, status: status,
+                                    headers: HTTPHeaders([("Connection", "close"), ("Content-Length", "0")]))
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { [channel = context.channel] _ in
+            channel.close(promise: nil)
+        }
+    }
+
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is IdleStateHandler.IdleStateEvent, exchange == nil, responsesBeingSent == 0 {
             context.close(promise: nil)

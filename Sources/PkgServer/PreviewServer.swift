@@ -61,8 +61,8 @@ public final class PreviewServer: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.addHandler(IdleStateHandler(readTimeout: configuration.idleTimeout))
+                    // Malformed requests are answered by PreviewHandler.errorCaught.
                     try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: false)
-                    try pipeline.addHandler(MalformedRequestResponder())
                     try pipeline.addHandler(PreviewHandler(resolver: resolver, configuration: configuration,
                                                            accessLog: accessLog))
                 }
