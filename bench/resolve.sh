@@ -26,3 +26,16 @@ CONF
 sleep 0.3
 .build/release/ResolveBench "$root" "app://www.example.com/app/js/app.js" \
     "http://127.0.0.1:$port" /dev/null "app://cdn.example.org/miss.js"
+
+# Heap allocations per local hit: DHAT's block count for 2,000 hits minus 1,000.
+# Debian 12's valgrind cannot read Swift 6's DWARF 5, so it runs a stripped copy.
+if command -v valgrind >/dev/null; then
+  strip --strip-debug -o "$work/ResolveBench" .build/release/ResolveBench
+  blocks() {
+    RESOLVE_BENCH_LOCAL_ONLY=$1 valgrind --tool=dhat --dhat-out-file=/dev/null \
+      "$work/ResolveBench" "$root" "app://www.example.com/app/js/app.js" 2>&1 |
+      sed -n 's/.*Total: *[0-9,]* bytes in \([0-9,]*\) blocks.*/\1/p' | tr -d ,
+  }
+  b1=$(blocks 1000); b2=$(blocks 2000)
+  echo "allocations per local hit (valgrind dhat): $(( (b2 - b1) / 1000 )).$(( (b2 - b1) % 1000 / 100 ))"
+fi

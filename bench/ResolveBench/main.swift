@@ -5,6 +5,8 @@ import PkgCore
 // Prints median ns of: resolve-and-open of a local file (Resolver.answerLocally),
 // classification + routing alone (Resolver.plan of a miss without fetching), and,
 // with an upstream, a full miss through start/finish.
+// RESOLVE_BENCH_LOCAL_ONLY=N runs only N local hits (after 1,000 warm-up hits),
+// for counting allocations under valgrind's DHAT (see bench/resolve.sh).
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
     print("usage: ResolveBench STORE_ROOT URL [UPSTREAM_BASE CA_FILE MISS_URL]")
@@ -31,9 +33,14 @@ func median(_ label: String, iterations: Int, _ body: () throws -> Void) rethrow
     print("\(label): median \(samples[samples.count / 2]) ns, p90 \(samples[samples.count * 9 / 10]) ns (\(iterations) runs)")
 }
 
-try median("resolve-and-open (local hit)", iterations: 100_000) {
+func localHit() throws {
     guard let answer = try resolver.answerLocally(request), answer.file != nil else { fatalError("not a local hit") }
 }
+if let count = ProcessInfo.processInfo.environment["RESOLVE_BENCH_LOCAL_ONLY"].flatMap(Int.init) {
+    for _ in 0..<(1000 + count) { try localHit() }
+    exit(0)
+}
+try median("resolve-and-open (local hit)", iterations: 100_000, localHit)
 let missRequest = ResourceRequest(url: arguments.count >= 6 ? arguments[5] : "app://unrouted.example/x.js")
 try median("classify + route (plan of a miss)", iterations: 100_000) {
     _ = try resolver.plan(for: missRequest)
