@@ -72,8 +72,8 @@ public final class Resolver: Sendable {
         switch location {
         case .local(let answer, _):
             stream(answer, to: entry)
-        case .upstream(let plan, _):
-            upstream.fetch(plan, for: entry)
+        case .miss(let miss):
+            upstream.fetch(upstreamPlan(request, for: miss), for: entry)
         }
     }
 
@@ -128,9 +128,10 @@ public final class Resolver: Sendable {
                 plan.fromOverlay = true
             }
             return plan
-        case .upstream(let upstreamPlan, let match):
-            return ResolutionPlan(resourceClass: upstreamPlan.resourceClass, package: match?.route.mount.name,
-                                  version: match?.route.mount.version, localFile: nil, fromOverlay: false,
+        case .miss(let miss):
+            let upstreamPlan = upstreamPlan(request, for: miss)
+            return ResolutionPlan(resourceClass: miss.resourceClass, package: miss.match?.route.mount.name,
+                                  version: miss.match?.route.mount.version, localFile: nil, fromOverlay: false,
                                   upstreamURL: upstreamPlan.url,
                                   overlayPath: upstreamPlan.overlayKey.map { overlay.root + "/" + $0 },
                                   coalesced: upstreamPlan.coalescingKey != nil)
@@ -141,7 +142,15 @@ public final class Resolver: Sendable {
 
     enum Location {
         case local(LocalAnswer, ResourceClass)
-        case upstream(UpstreamPlan, RouteMatch?)
+        case miss(Miss)
+    }
+
+    /// A request neither the package nor the overlay answers: what its upstream plan is built from
+    /// (only when it is fetched or planned; the fast path drops it).
+    struct Miss {
+        let resourceClass: ResourceClass
+        let match: RouteMatch?
+        let overlayKey: String?
     }
 
     func locate(_ request: ResourceRequest) throws(PkgError) -> Location {
@@ -166,11 +175,11 @@ public final class Resolver: Sendable {
                                                             version: match?.route.mount.version)),
                           resourceClass)
         }
-        return .upstream(upstreamPlan(request, resourceClass: resourceClass, match: match, overlayKey: overlayKey), match)
+        return .miss(Miss(resourceClass: resourceClass, match: match, overlayKey: overlayKey))
     }
 
-    private func upstreamPlan(_ request: ResourceRequest, resourceClass: ResourceClass, match: RouteMatch?,
-                              overlayKey: String?) -> UpstreamPlan {
+    private func upstreamPlan(_ request: ResourceRequest, for miss: Miss) -> UpstreamPlan {
+        let resourceClass = miss.resourceClass, match = miss.match, overlayKey = miss.overlayKey
         var base = "https://" + request.host
         if let match {
             let routeKey = match.route.host + match.route.prefix
