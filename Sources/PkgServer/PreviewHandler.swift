@@ -120,6 +120,11 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         if head.method == .CONNECT {
             return sendError(.methodNotAllowed, "CONNECT tunnels are not supported; use http:// URLs", context: context)
         }
+        if let location = configuration.rootRedirect, head.uri == "/", head.method == .GET || head.method == .HEAD {
+            writeHead(ResourceResponse(status: 302, headers: [("Location", location), ("Content-Length", "0")]),
+                      source: "pkgctl", context: context)
+            return finish(context: context)
+        }
         guard let url = RequestTarget.resourceURL(for: head, scheme: configuration.scheme,
                                                   defaultHost: configuration.defaultHost) else {
             return sendError(.badRequest, "request target '\(head.uri)' names no resource", context: context)

@@ -10,7 +10,8 @@ struct ServeCommand: ParsableCommand {
         commandName: "serve",
         abstract: "Serve the installed packages over local HTTP, for previewing them in a browser.",
         discussion: """
-            GET /app/index.html resolves as if the custom-scheme request were for --default-host; \
+            GET /app/index.html resolves as if the custom-scheme request were for --default-host \
+            (GET / redirects to its route's path when no package serves the host's root); \
             an absolute-form request (a browser started with --proxy-server) resolves by its own host. \
             Files missing from a package come from the origin and html/js/css are written through. \
             An update installed meanwhile is served by the next request. Ctrl-C stops gracefully.
@@ -48,17 +49,20 @@ struct ServeCommand: ParsableCommand {
 
     func run() throws {
         let packageStore = store.store
-        let (server, address, host) = try reportingErrors {
-            let host = try defaultHost ?? Self.defaultHost(of: packageStore)
+        let (server, address, host, previewPath) = try reportingErrors {
+            let packages = try packageStore.activePackages()
+            let host = defaultHost ?? Self.defaultHost(of: packages)
+            let previewPath = host.flatMap { Self.previewPath(of: packages, host: $0) }
             let resolver = try Resolver(store: packageStore,
                                         configuration: ResolverConfiguration(upstream: upstream, caFile: caFile))
             let accessLog = quiet ? nil : Logger(label: "pkgctl.serve")
             let server = PreviewServer(resolver: resolver,
                                        configuration: PreviewServerConfiguration(bindHost: bind, port: port,
-                                                                                 defaultHost: host, offline: offline),
+                                                                                 defaultHost: host, offline: offline,
+                                                                                 rootRedirect: previewPath),
                                        accessLog: accessLog)
             do {
-                return (server, try server.start(), host)
+                return (server, try server.start(), host, previewPath)
             } catch let error as PkgError {
                 throw error
             } catch {
@@ -66,8 +70,7 @@ struct ServeCommand: ParsableCommand {
             }
         }
         let shownHost = address.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? bind
-        let firstPath = (try? packageStore.activePackages().first?.routes.first).flatMap { $0 }.map(Self.path(of:)) ?? "/"
-        let banner = "serving \(packageStore.layout.root) on http://\(shownHost):\(address.port ?? port)\(firstPath)"
+        let banner = "serving \(packageStore.layout.root) on http://\(shownHost):\(address.port ?? port)\(previewPath ?? "/")"
             + (host.map { " (as \($0))" } ?? "") + "\n"
         FileHandle.standardOutput.write(Data(banner.utf8))
 
@@ -89,16 +92,19 @@ struct ServeCommand: ParsableCommand {
     }
 
     /// The host of the first route when exactly one package is installed.
-    static func defaultHost(of store: PackageStore) throws -> String? {
-        let packages = try store.activePackages()
+    static func defaultHost(of packages: [InstalledPackage]) -> String? {
         guard packages.count == 1, let route = packages[0].routes.first else { return nil }
         return String(route.prefix { $0 != "/" })
     }
 
-    /// The path part of a route, with a trailing slash: `www.example.com/app` → `/app/`.
-    static func path(of route: String) -> String {
-        guard let slash = route.firstIndex(of: "/") else { return "/" }
-        let path = route[slash...]
-        return path.hasSuffix("/") ? String(path) : path + "/"
+    /// Where a preview of `host` starts (`/app/` for `www.example.com/app`) when no package
+    /// serves the host's root: `/` is then redirected there instead of going to the origin.
+    static func previewPath(of packages: [InstalledPackage], host: String) -> String? {
+        let paths = packages.flatMap(\.routes).compactMap { route -> Substring? in
+            let slash = route.firstIndex(of: "/") ?? route.endIndex
+            return route[..<slash] == host ? route[slash...] : nil
+        }
+        guard let first = paths.first, !paths.contains(where: { $0.isEmpty || $0 == "/" }) else { return nil }
+        return first.hasSuffix("/") ? String(first) : first + "/"
     }
 }

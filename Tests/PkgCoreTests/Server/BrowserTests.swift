@@ -40,6 +40,9 @@ struct BrowserTests {
         defer { if server.isRunning { server.terminate() } }
         let banner = try readLine(from: out, timeout: 20)
         let url = try #require(banner.split(separator: " ").first { $0.hasPrefix("http://") }).description
+        // `/` sends a browser on to the package's route.
+        let root = try HTTPExchange.curl(String(url.dropLast("app/".count)))
+        #expect(root.status == 302 && root.header("Location") == "/app/", "\(banner): \(root.status) \(root.headers)")
 
         let browser = Process()
         browser.executableURL = URL(fileURLWithPath: chromiumPath)

@@ -22,10 +22,11 @@ import Testing
         #expect(try Updater(store: store, manifestURL: "file://" + origin + "/manifest.json").run().succeeded)
     }
 
-    private func withServer(upstream: String? = nil, offline: Bool = false, _ body: (Int) throws -> Void) throws {
+    private func withServer(upstream: String? = nil, offline: Bool = false, rootRedirect: String? = nil,
+                            _ body: (Int) throws -> Void) throws {
         let resolver = try Resolver(store: store, configuration: ResolverConfiguration(upstream: upstream))
         let server = PreviewServer(resolver: resolver, configuration: PreviewServerConfiguration(
-            port: 0, defaultHost: "www.example.com", offline: offline))
+            port: 0, defaultHost: "www.example.com", offline: offline, rootRedirect: rootRedirect))
         let port = try #require(try server.start().port)
         defer { try? server.shutdown() }
         try body(port)
@@ -175,6 +176,21 @@ import Testing
             let missing = try HTTPExchange.curl("http://127.0.0.1:\(port)/app/nope.js")
             #expect(missing.status == 404)
             #expect(missing.header("X-Pkg-Source") == "origin")
+        }
+    }
+
+    @Test func theRootRedirectsToThePreviewedPackage() throws {
+        try withServer(offline: true, rootRedirect: "/app/") { port in
+            let root = try HTTPExchange.curl("http://127.0.0.1:\(port)/")
+            #expect(root.status == 302)
+            #expect(root.header("Location") == "/app/")
+            let followed = try HTTPExchange.curl("http://127.0.0.1:\(port)/", ["-L"])
+            #expect(followed.status == 200)
+            #expect(followed.body == (try demoFile("index.html")))
+            #expect(try HTTPExchange.curl("http://127.0.0.1:\(port)/other.js").status == 404)
+        }
+        try withServer(offline: true) { (port: Int) throws in
+            #expect(try HTTPExchange.curl("http://127.0.0.1:\(port)/").status == 404)
         }
     }
 
