@@ -1,26 +1,41 @@
-/// The headers of the last response of a transfer, collected line by line from libcurl's
+/// The head of the last response of a transfer, collected line by line from libcurl's
 /// header callback. A status line starts a new response (a redirect, a `100 Continue`),
-/// so only the final response's headers remain.
+/// so only the final response's status and headers remain; names keep their case.
 struct ResponseHeaders {
+    /// The status code of the last status line; 0 before one arrived.
+    private(set) var status = 0
     private(set) var fields: [(name: String, value: String)] = []
+    /// Whether the blank line ending a final (non-1xx) head has arrived.
+    private(set) var isComplete = false
 
     /// Takes one header line as libcurl delivers it, CRLF included.
     mutating func take(_ line: String) {
-        let line = String(Substring(line).trimmingSpaces)
-        if line.hasPrefix("HTTP/") {
-            fields.removeAll()
-            return
+        var text = Substring(line)
+        while let last = text.utf8.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") {
+            text = text.dropLast()  // "\r\n" is one Character
         }
-        guard let colon = line.firstIndex(of: ":") else { return }
-        let name = String(line[..<colon]).lowercased()
-        let value = String(line[line.index(after: colon)...].trimmingSpaces)
-        fields.append((name, value))
+        if text.isEmpty {
+            if (100..<200).contains(status) {
+                status = 0
+                fields.removeAll()
+            } else {
+                isComplete = true
+            }
+        } else if text.hasPrefix("HTTP/") {
+            let parts = text.split(separator: " ", maxSplits: 2)
+            status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+            fields.removeAll()
+            isComplete = false
+        } else if text.first == " " || text.first == "\t", let last = fields.indices.last {
+            fields[last].value += " " + text.trimmingSpaces  // an obsolete folded continuation
+        } else if let colon = text.firstIndex(of: ":") {
+            fields.append((String(text[..<colon]), String(text[text.index(after: colon)...].trimmingSpaces)))
+        }
     }
 
     /// The first value of the header `name` (case-insensitive), if present.
     subscript(name: String) -> String? {
-        let name = name.lowercased()
-        return fields.first { $0.name == name }?.value
+        fields.first { asciiCaseInsensitiveEqual($0.name, name) }?.value
     }
 
     /// The response's `ETag` and `Last-Modified`.
@@ -36,4 +51,3 @@ struct ResponseHeaders {
         return UInt64(spec[..<dash].trimmingSpaces)
     }
 }
-

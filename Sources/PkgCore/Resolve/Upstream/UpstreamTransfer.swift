@@ -24,9 +24,7 @@ final class UpstreamTransfer: @unchecked Sendable {
     let url: String
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private var sink: (any UpstreamTransferSink)?
-    private var status = 0
-    private var responseHeaders: [(name: String, value: String)] = []
-    private var headersDone = false
+    private var head = ResponseHeaders()
     /// Set once the response head went to the sink; later header lines are trailers.
     private var announced = false
     private var bodyBytes: Int64 = 0
@@ -101,49 +99,24 @@ final class UpstreamTransfer: @unchecked Sendable {
 
     private func header(_ line: UnsafeRawBufferPointer) -> Bool {
         if announced { return true }  // trailers of a chunked body: not part of the head
-        var end = line.count
-        while end > 0, line[end - 1] == UInt8(ascii: "\n") || line[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-        if end == 0 {
-            // End of a header block: 1xx blocks are followed by the real one.
-            if status >= 100, status < 200 {
-                status = 0
-                responseHeaders.removeAll()
-                return true
-            }
-            headersDone = true
-            return announce()
-        }
-        let text = String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<end]), as: UTF8.self)
-        if text.hasPrefix("HTTP/") {
-            let parts = text.split(separator: " ", maxSplits: 2)
-            status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
-            responseHeaders.removeAll()
-            headersDone = false
-            return true
-        }
-        if text.first == " " || text.first == "\t", let last = responseHeaders.indices.last {
-            responseHeaders[last].value += " " + Substring(text).trimmingSpaces
-            return true
-        }
-        guard let colon = text.firstIndex(of: ":") else { return true }
-        let name = String(text[..<colon])
-        if Self.hopByHop.contains(name.lowercased()) && name.lowercased() != "content-length" { return true }
-        responseHeaders.append((name, String(text[text.index(after: colon)...].trimmingSpaces)))
-        return true
+        head.take(String(decoding: line, as: UTF8.self))
+        return head.isComplete ? announce() : true
     }
 
+    /// Hands the head to the sink, without hop-by-hop headers (Content-Length stays: it is the body's size).
     private func announce() -> Bool {
         guard let sink else { return false }
         announced = true
-        return sink.transferReceived(status: status, headers: responseHeaders)
+        let forwarded = head.fields.filter {
+            let name = $0.name.lowercased()
+            return name == "content-length" || !Self.hopByHop.contains(name)
+        }
+        return sink.transferReceived(status: head.status, headers: forwarded)
     }
 
     private func body(_ data: UnsafeRawBufferPointer) -> Bool {
         guard let sink else { return false }
-        if !headersDone {
-            headersDone = true
-            guard announce() else { return false }
-        }
+        if !announced, !announce() { return false }
         bodyBytes += Int64(data.count)
         return sink.transferReceived(data)
     }
@@ -151,16 +124,13 @@ final class UpstreamTransfer: @unchecked Sendable {
     /// Loop thread: the transfer ended (successfully when `code` is CURLE_OK).
     func completed(_ code: CURLcode) {
         guard let sink else { return }
+        if code == CURLE_OK, !announced, !announce() {
+            self.sink = nil
+            sink.transferCancelled()
+            return
+        }
         self.sink = nil
         if code == CURLE_OK {
-            if !headersDone {
-                headersDone = true
-                announced = true
-                if !(sink.transferReceived(status: status, headers: responseHeaders)) {
-                    sink.transferCancelled()
-                    return
-                }
-            }
             sink.transferCompleted(error: nil, bodyBytes: bodyBytes)
         } else {
             let detail = String(cString: errorBuffer)
