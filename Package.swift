@@ -63,7 +63,7 @@ let package = Package(
             path: "bench/ResolveBench"
         ),
         .testTarget(
-            name: "PkgCoreTests",
+            name: "PkgctlTests",
             dependencies: ["PkgCore", "PkgServer", "CZip"]
         ),
     ]
