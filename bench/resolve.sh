@@ -27,7 +27,8 @@ sleep 0.3
 .build/release/ResolveBench "$root" "app://www.example.com/app/js/app.js" \
     "http://127.0.0.1:$port" /dev/null "app://cdn.example.org/miss.js"
 
-# Heap allocations per local hit: DHAT's block count for 2,000 hits minus 1,000.
+# Heap allocations per local hit: DHAT's block count for 3,000 hits minus 2,000 (each run
+# starts with 1,000 warm-up hits).
 # Debian 12's valgrind cannot read Swift 6's DWARF 5, so it runs a stripped copy.
 if command -v valgrind >/dev/null; then
   strip --strip-debug -o "$work/ResolveBench" .build/release/ResolveBench
@@ -37,5 +38,6 @@ if command -v valgrind >/dev/null; then
       sed -n 's/.*Total: *[0-9,]* bytes in \([0-9,]*\) blocks.*/\1/p' | tr -d ,
   }
   b1=$(blocks 1000); b2=$(blocks 2000)
+  [ -n "$b1" ] && [ -n "$b2" ] || { echo "valgrind dhat printed no block count" >&2; exit 1; }
   echo "allocations per local hit (valgrind dhat): $(( (b2 - b1) / 1000 )).$(( (b2 - b1) % 1000 / 100 ))"
 fi

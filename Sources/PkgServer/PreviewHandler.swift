@@ -120,11 +120,6 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         if head.method == .CONNECT {
             return sendError(.methodNotAllowed, "CONNECT tunnels are not supported; use http:// URLs", context: context)
         }
-        if let location = configuration.rootRedirect, head.uri == "/", head.method == .GET || head.method == .HEAD {
-            writeHead(ResourceResponse(status: 302, headers: [("Location", location), ("Content-Length", "0")]),
-                      source: "pkgctl", context: context)
-            return finish(context: context)
-        }
         guard let url = RequestTarget.resourceURL(for: head, scheme: configuration.scheme,
                                                   defaultHost: configuration.defaultHost) else {
             return sendError(.badRequest, "request target '\(head.uri)' names no resource", context: context)
@@ -134,6 +129,13 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         let request = ResourceRequest(url: url, method: head.method.rawValue,
                                       headers: head.headers.map { ($0.name, $0.value) }, body: body)
         if head.method == .GET || head.method == .HEAD {
+            if configuration.redirectsRoot, request.rawPath == "/", head.uri.hasPrefix("/"),
+               let entry = resolver.entryPath(forHost: request.host) {
+                let location = request.query.isEmpty ? entry : entry + "?" + request.query
+                writeHead(ResourceResponse(status: 302, headers: [("Location", location), ("Content-Length", "0")]),
+                          source: "pkgctl", context: context)
+                return finish(context: context)
+            }
             do {
                 if let answer = try resolver.answerLocally(request) {
                     return sendLocal(answer, context: context)

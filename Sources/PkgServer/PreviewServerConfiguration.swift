@@ -20,14 +20,15 @@ public struct PreviewServerConfiguration: Sendable {
     public var maxRequestBody: Int
     /// Answer only from packages and the overlay: a miss is a 404, nothing goes to the origin.
     public var offline: Bool
-    /// Where an origin-form `GET /` (or `HEAD /`) is redirected with a 302, e.g. `/app/`
-    /// when the previewed package lives under a path prefix; nil resolves `/` like any path.
-    public var rootRedirect: String?
+    /// Whether an origin-form `GET /` (or `HEAD /`) is redirected with a 302 to
+    /// ``PkgCore/Resolver/entryPath(forHost:)`` (e.g. `/app/`) when no package serves the
+    /// host's root, instead of going to the origin.
+    public var redirectsRoot: Bool
 
     /// A configuration; the defaults listen on 127.0.0.1:8080.
     public init(bindHost: String = "127.0.0.1", port: Int = 8080, defaultHost: String? = nil, scheme: String = "app",
                 threads: Int = System.coreCount, idleTimeout: TimeAmount = .seconds(60),
-                maxRequestBody: Int = 16 << 20, offline: Bool = false, rootRedirect: String? = nil) {
+                maxRequestBody: Int = 16 << 20, offline: Bool = false, redirectsRoot: Bool = true) {
         self.bindHost = bindHost
         self.port = port
         self.defaultHost = defaultHost
@@ -36,6 +37,6 @@ public struct PreviewServerConfiguration: Sendable {
         self.idleTimeout = idleTimeout
         self.maxRequestBody = maxRequestBody
         self.offline = offline
-        self.rootRedirect = rootRedirect
+        self.redirectsRoot = redirectsRoot
     }
 }

@@ -49,20 +49,17 @@ struct ServeCommand: ParsableCommand {
 
     func run() throws {
         let packageStore = store.store
-        let (server, address, host, previewPath) = try reportingErrors {
-            let packages = try packageStore.activePackages()
-            let host = defaultHost ?? Self.defaultHost(of: packages)
-            let previewPath = host.flatMap { Self.previewPath(of: packages, host: $0) }
+        let (server, address, host) = try reportingErrors {
+            let host = try defaultHost ?? Self.defaultHost(of: packageStore.activePackages())
             let resolver = try Resolver(store: packageStore,
                                         configuration: ResolverConfiguration(upstream: upstream, caFile: caFile))
             let accessLog = quiet ? nil : Logger(label: "pkgctl.serve")
             let server = PreviewServer(resolver: resolver,
                                        configuration: PreviewServerConfiguration(bindHost: bind, port: port,
-                                                                                 defaultHost: host, offline: offline,
-                                                                                 rootRedirect: previewPath),
+                                                                                 defaultHost: host, offline: offline),
                                        accessLog: accessLog)
             do {
-                return (server, try server.start(), host, previewPath)
+                return (server, try server.start(), host)
             } catch let error as PkgError {
                 throw error
             } catch {
@@ -70,7 +67,8 @@ struct ServeCommand: ParsableCommand {
             }
         }
         let shownHost = address.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? bind
-        let banner = "serving \(packageStore.layout.root) on http://\(shownHost):\(address.port ?? port)\(previewPath ?? "/")"
+        let entry = host.flatMap(server.resolver.entryPath(forHost:)) ?? "/"
+        let banner = "serving \(packageStore.layout.root) on http://\(shownHost):\(address.port ?? port)\(entry)"
             + (host.map { " (as \($0))" } ?? "") + "\n"
         FileHandle.standardOutput.write(Data(banner.utf8))
 
@@ -95,16 +93,5 @@ struct ServeCommand: ParsableCommand {
     static func defaultHost(of packages: [InstalledPackage]) -> String? {
         guard packages.count == 1, let route = packages[0].routes.first else { return nil }
         return String(route.prefix { $0 != "/" })
-    }
-
-    /// Where a preview of `host` starts (`/app/` for `www.example.com/app`) when no package
-    /// serves the host's root: `/` is then redirected there instead of going to the origin.
-    static func previewPath(of packages: [InstalledPackage], host: String) -> String? {
-        let paths = packages.flatMap(\.routes).compactMap { route -> Substring? in
-            let slash = route.firstIndex(of: "/") ?? route.endIndex
-            return route[..<slash] == host ? route[slash...] : nil
-        }
-        guard let first = paths.first, !paths.contains(where: { $0.isEmpty || $0 == "/" }) else { return nil }
-        return first.hasSuffix("/") ? String(first) : first + "/"
     }
 }

@@ -3,7 +3,7 @@ import PkgCore
 
 // Usage: ResolveBench STORE_ROOT URL [UPSTREAM_BASE CA_FILE MISS_URL]
 // Prints median ns of: resolve-and-open of a local file (Resolver.answerLocally),
-// classification + routing alone (Resolver.plan of a miss without fetching), and,
+// the plan of a miss (Resolver.plan: classify, route, overlay lookup, upstream request; no fetch),
 // with an upstream, a full miss through start/finish.
 // RESOLVE_BENCH_LOCAL_ONLY=N runs only N local hits (after 1,000 warm-up hits),
 // for counting allocations under valgrind's DHAT (see bench/resolve.sh).
@@ -42,7 +42,7 @@ if let count = ProcessInfo.processInfo.environment["RESOLVE_BENCH_LOCAL_ONLY"].f
 }
 try median("resolve-and-open (local hit)", iterations: 100_000, localHit)
 let missRequest = ResourceRequest(url: arguments.count >= 6 ? arguments[5] : "app://unrouted.example/x.js")
-try median("classify + route (plan of a miss)", iterations: 100_000) {
+try median("plan of a miss (no fetch)", iterations: 100_000) {
     _ = try resolver.plan(for: missRequest)
 }
 median("classify only", iterations: 100_000) {

@@ -61,6 +61,22 @@ enum RequestPath {
         return decoded
     }
 
+    /// Percent-encodes a decoded path for a URL: every byte but `/` and RFC 3986's unreserved ones.
+    static func encode(_ path: String) -> String {
+        var encoded = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                 UInt8(ascii: "~"), UInt8(ascii: "/"):
+                encoded.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                encoded += "%" + [byte].hexString.uppercased()
+            }
+        }
+        return encoded
+    }
+
     static func refusal(_ raw: Substring, _ reason: String) -> PkgError {
         PkgError(.invalidArgument, "refused path '\(raw)': \(reason)")
     }

@@ -106,6 +106,16 @@ public final class Resolver: Sendable {
         return nil
     }
 
+    /// Where browsing `host` starts when no installed package serves its root: the
+    /// path of its first route (`/app/` for `www.example.com/app`), percent-encoded;
+    /// nil when a package serves `/` or none is routed for `host`. Follows updates
+    /// as routing does. (The preview server redirects `GET /` there.)
+    public func entryPath(forHost host: String) -> String? {
+        let host = host.lowercased()
+        if route(host: host, path: "/") != nil { return nil }
+        return table.withLock { $0 }.entryPath(host: host)
+    }
+
     /// Forces the route snapshot to be rebuilt from the store.
     public func reload() throws {
         let fresh = try RouteTable.load(from: store)
@@ -145,8 +155,8 @@ public final class Resolver: Sendable {
         case miss(Miss)
     }
 
-    /// A request neither the package nor the overlay answers: what its upstream plan is built from
-    /// (only when it is fetched or planned; the fast path drops it).
+    /// A request neither the package nor the overlay answers (every non-GET/HEAD one is such):
+    /// what its upstream plan is built from, only when it is fetched or planned.
     struct Miss {
         let resourceClass: ResourceClass
         let match: RouteMatch?

@@ -110,6 +110,8 @@ struct RouteMatch: Sendable {
 /// An immutable snapshot of every active package's routes, rebuilt when a
 /// `current` link changes. Longest prefix wins; a prefix matches whole segments.
 final class RouteTable: Sendable {
+    /// Every route, in package-name then manifest order.
+    let routes: [Route]
     let byHost: [String: [Route]]
     let mounts: [PackageMount]
     /// mtime of `ROOT/packages` when the snapshot was taken (a package added or removed changes it).
@@ -120,6 +122,7 @@ final class RouteTable: Sendable {
         for route in routes { table[route.host, default: []].append(route) }
         for host in table.keys { table[host]!.sort { $0.prefix.utf8.count > $1.prefix.utf8.count } }
         byHost = table
+        self.routes = routes
         self.mounts = mounts
         self.packagesStamp = packagesStamp
     }
@@ -152,13 +155,19 @@ final class RouteTable: Sendable {
         return RouteTable(routes: routes, mounts: mounts, packagesStamp: stamp)
     }
 
+    /// The host key routes of `host` are filed under: `host` itself, else its name without the port.
+    private func routedHost(_ host: String) -> String? {
+        if byHost[host] != nil { return host }
+        if let colon = host.utf8.lastIndex(of: UInt8(ascii: ":")), !host.hasSuffix("]") {
+            let name = String(host[..<colon])
+            if byHost[name] != nil { return name }
+        }
+        return nil
+    }
+
     /// The route for `host` and the decoded `path`, or nil when no package serves it.
     func match(host: String, path: String) -> RouteMatch? {
-        var candidates = byHost[host]
-        if candidates == nil, let colon = host.utf8.lastIndex(of: UInt8(ascii: ":")), !host.hasSuffix("]") {
-            candidates = byHost[String(host[..<colon])]
-        }
-        guard let candidates else { return nil }
+        guard let key = routedHost(host), let candidates = byHost[key] else { return nil }
         let pathBytes = path.utf8
         for route in candidates {
             let prefixCount = route.prefix.utf8.count
@@ -180,6 +189,15 @@ final class RouteTable: Sendable {
             return RouteMatch(route: route, relativePath: relativePath)
         }
         return nil
+    }
+
+    /// Where browsing `host` starts: the first of its routes' prefix with a trailing slash,
+    /// percent-encoded (`/app/`); nil when a route serves the host's root or none names the host.
+    func entryPath(host: String) -> String? {
+        guard let key = routedHost(host), let candidates = byHost[key],
+              !candidates.contains(where: { $0.prefix.isEmpty }),
+              let first = routes.first(where: { $0.host == key }) else { return nil }
+        return RequestPath.encode(first.prefix) + "/"
     }
 }
 

@@ -1,11 +1,12 @@
 /// The head of the last response of a transfer, collected line by line from libcurl's
-/// header callback. A status line starts a new response (a redirect, a `100 Continue`),
-/// so only the final response's status and headers remain; names keep their case.
+/// header callback. A status line starts a new response (a followed redirect, a
+/// `100 Continue`), so only the last response's status and headers remain; lines after
+/// a complete head (trailers) are ignored. Names keep their case.
 struct ResponseHeaders {
     /// The status code of the last status line; 0 before one arrived.
     private(set) var status = 0
     private(set) var fields: [(name: String, value: String)] = []
-    /// Whether the blank line ending a final (non-1xx) head has arrived.
+    /// Whether the blank line ending a non-1xx head has arrived (until a next status line).
     private(set) var isComplete = false
 
     /// Takes one header line as libcurl delivers it, CRLF included.
@@ -14,6 +15,7 @@ struct ResponseHeaders {
         while let last = text.utf8.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") {
             text = text.dropLast()  // "\r\n" is one Character
         }
+        if isComplete, !text.hasPrefix("HTTP/") { return }
         if text.isEmpty {
             if (100..<200).contains(status) {
                 status = 0
@@ -26,8 +28,9 @@ struct ResponseHeaders {
             status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
             fields.removeAll()
             isComplete = false
-        } else if text.first == " " || text.first == "\t", let last = fields.indices.last {
-            fields[last].value += " " + text.trimmingSpaces  // an obsolete folded continuation
+        } else if text.first == " " || text.first == "\t" {
+            let continuation = text.trimmingSpaces  // an obsolete folded line
+            if let last = fields.indices.last, !continuation.isEmpty { fields[last].value += " " + continuation }
         } else if let colon = text.firstIndex(of: ":") {
             fields.append((String(text[..<colon]), String(text[text.index(after: colon)...].trimmingSpaces)))
         }

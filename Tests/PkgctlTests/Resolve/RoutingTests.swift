@@ -67,6 +67,21 @@ import Testing
         #expect(task.events == [.fail("invalidArgument")])
     }
 
+    @Test func entryPathIsTheFirstRouteOfAHostWithoutARoot() throws {
+        #expect(resolver.entryPath(forHost: "www.example.com") == nil)  // "site" serves the root
+        let other = try ResolveSandbox()
+        try other.install("b-docs", "1.0.0", routes: ["shop.example.com/docs"], files: ["index.html": [1]])
+        try other.install("a-shop", "1.0.0", routes: ["shop.example.com/app//", "blog.example.com/my blog"],
+                          files: ["index.html": [1]])
+        try other.install("c-root", "1.0.0", routes: ["root.example.com//"], files: ["index.html": [1]])
+        let resolver = try Resolver(store: other.store)
+        #expect(resolver.entryPath(forHost: "shop.example.com") == "/app/")   // package-name order, slashes trimmed
+        #expect(resolver.entryPath(forHost: "SHOP.example.com:8080") == "/app/")
+        #expect(resolver.entryPath(forHost: "blog.example.com") == "/my%20blog/")
+        #expect(resolver.entryPath(forHost: "root.example.com") == nil)       // "//" is the root
+        #expect(resolver.entryPath(forHost: "unknown.example.com") == nil)
+    }
+
     @Test func symlinkCannotEscape() throws {
         let version = sandbox.root + "/packages/app/2.0.0"
         try "secret".write(toFile: sandbox.root + "/secret.txt", atomically: true, encoding: .utf8)

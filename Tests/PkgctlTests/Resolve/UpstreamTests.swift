@@ -65,6 +65,7 @@ import Testing
         let task = run("app://www.example.com/app/remote.js", method: "HEAD")
         #expect(task.response?.status == 200)
         #expect(task.response?.header("Content-Length") == "21")
+        #expect(task.response?.header("Connection") == nil)  // nginx sends keep-alive: hop-by-hop, dropped
         #expect(task.events.last == .finish)
     }
 

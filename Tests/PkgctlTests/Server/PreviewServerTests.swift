@@ -22,11 +22,18 @@ import Testing
         #expect(try Updater(store: store, manifestURL: "file://" + origin + "/manifest.json").run().succeeded)
     }
 
-    private func withServer(upstream: String? = nil, offline: Bool = false, rootRedirect: String? = nil,
+    /// Publishes the 1.1.0 demo sources as `version` with `routes` and installs it.
+    private func publishAndUpdate(version: String, routes: [String]) throws {
+        try Publisher(outputDirectory: origin).publish(source: BundleFixtures.demoSource("1.1.0"), name: "demo",
+                                                       version: version, routes: routes)
+        #expect(try Updater(store: store, manifestURL: "file://" + origin + "/manifest.json").run().succeeded)
+    }
+
+    private func withServer(upstream: String? = nil, offline: Bool = false, redirectsRoot: Bool = true,
                             _ body: (Int) throws -> Void) throws {
         let resolver = try Resolver(store: store, configuration: ResolverConfiguration(upstream: upstream))
         let server = PreviewServer(resolver: resolver, configuration: PreviewServerConfiguration(
-            port: 0, defaultHost: "www.example.com", offline: offline, rootRedirect: rootRedirect))
+            port: 0, defaultHost: "www.example.com", offline: offline, redirectsRoot: redirectsRoot))
         let port = try #require(try server.start().port)
         defer { try? server.shutdown() }
         try body(port)
@@ -180,17 +187,26 @@ import Testing
     }
 
     @Test func theRootRedirectsToThePreviewedPackage() throws {
-        try withServer(offline: true, rootRedirect: "/app/") { port in
+        try withServer(offline: true, redirectsRoot: false) { (port: Int) throws in
+            #expect(try HTTPExchange.curl("http://127.0.0.1:\(port)/").status == 404)
+        }
+        try withServer(offline: true) { port in
             let root = try HTTPExchange.curl("http://127.0.0.1:\(port)/")
             #expect(root.status == 302)
             #expect(root.header("Location") == "/app/")
+            #expect(try HTTPExchange.curl("http://127.0.0.1:\(port)/?from=qr", ["-I"]).header("Location") == "/app/?from=qr")
             let followed = try HTTPExchange.curl("http://127.0.0.1:\(port)/", ["-L"])
             #expect(followed.status == 200)
             #expect(followed.body == (try demoFile("index.html")))
             #expect(try HTTPExchange.curl("http://127.0.0.1:\(port)/other.js").status == 404)
-        }
-        try withServer(offline: true) { (port: Int) throws in
-            #expect(try HTTPExchange.curl("http://127.0.0.1:\(port)/").status == 404)
+
+            // The redirect follows updates: a moved route, then a package at the root.
+            try publishAndUpdate(version: "1.1.0", routes: ["www.example.com/v2"])
+            #expect(try HTTPExchange.curl("http://127.0.0.1:\(port)/").header("Location") == "/v2/")
+            try publishAndUpdate(version: "1.2.0", routes: ["www.example.com"])
+            let served = try HTTPExchange.curl("http://127.0.0.1:\(port)/")
+            #expect(served.status == 200)
+            #expect(served.body == (try demoFile("index.html", version: "1.1.0")))
         }
     }
 

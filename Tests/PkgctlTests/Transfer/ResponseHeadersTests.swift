@@ -19,10 +19,13 @@ import Testing
         #expect(head["etag"] == "\"v2\"" && head["LOCATION"] == nil)
         #expect(parse(["HTTP/1.1 100 Continue", ""]).isComplete == false)
         #expect(parse(["HTTP/2 404", ""]).isComplete)
+        let withTrailers = parse(["HTTP/1.1 200 OK", "ETag: \"a\"", "", "X-Checksum: 1", ""])
+        #expect(withTrailers.fields.map(\.name) == ["ETag"] && withTrailers.isComplete)
+        #expect(parse(["Content-Type: text/plain", ""]).status == 0)
     }
 
     @Test func trimsValuesJoinsFoldedLinesAndReadsContentRange() {
-        let head = parse(["HTTP/1.1 206 Partial Content", "X-Long: first", "\tsecond", "Content-Range:  bytes 100-199/500 ",
+        let head = parse(["HTTP/1.1 206 Partial Content", "X-Long: first", "\tsecond", "  ", "Content-Range:  bytes 100-199/500 ",
                           "Last-Modified: Mon, 23 Nov 2026 10:00:00 GMT", ""])
         #expect(head["x-long"] == "first second")
         #expect(head["Content-Range"] == "bytes 100-199/500")
