@@ -157,6 +157,20 @@ import Testing
         #expect(store.activeVersion(of: "demo") == nil)
     }
 
+    @Test func packagesDroppedFromTheManifestStayInstalled() throws {
+        try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)
+        try Publisher(outputDirectory: originRoot).publish(
+            source: BundleFixtures.demoSource("1.1.0"), name: "other", version: "3.0")
+        #expect(try updater("file://" + originRoot + "/manifest.json").run().succeeded)
+        try BundleFixtures.editManifest(in: originRoot) { $0.packages.removeAll { $0.name == "demo" } }
+
+        let report = try updater("file://" + originRoot + "/manifest.json").run()
+        #expect(report.succeeded)
+        #expect(report.packages.map(\.name) == ["other"])  // "demo" is not touched, not even reported
+        try expectActive("1.0.0")
+        #expect(try store.activePackages().map(\.name) == ["demo", "other"])
+    }
+
     @Test(.enabled(if: TmpfsMount.isAvailable, "needs permission to mount a tmpfs"))
     func fullDiskFailsCleanly() throws {
         let mount = temp.path + "/small"
