@@ -60,19 +60,8 @@ final class ResolverOrigin: @unchecked Sendable {
             process.arguments = ["-p", directory.path, "-c", configFile, "-e", directory.path("error.log"), "-g", "daemon off;"]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            var stopSignals = sigset_t()
-            sigemptyset(&stopSignals)
-            for signal in [SIGTERM, SIGQUIT, SIGINT] { sigaddset(&stopSignals, signal) }
-            var previous = sigset_t()
-            pthread_sigmask(SIG_UNBLOCK, &stopSignals, &previous)
-            defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-            try process.run()
-            var ready = false
-            for _ in 0..<250 where process.isRunning {  // 5 s at most
-                if Loopback.accepts(port: port) { ready = true; break }
-                usleep(20_000)
-            }
-            if ready {
+            try NginxOrigin.launch(process)
+            if NginxOrigin.waitUntilReady(process, port: port) {
                 self.baseURL = "https://127.0.0.1:\(port)"
                 self.caFile = authority.caFile
                 self.root = root
@@ -80,7 +69,7 @@ final class ResolverOrigin: @unchecked Sendable {
                 self.process = process
                 return
             }
-            if process.isRunning { process.terminate(); process.waitUntilExit() }
+            NginxOrigin.terminate(process)
             lastError = (try? String(contentsOfFile: directory.path("error.log"), encoding: .utf8)) ?? lastError
         }
         throw TestSupportError(lastError)
@@ -88,13 +77,7 @@ final class ResolverOrigin: @unchecked Sendable {
 
     deinit { stop() }
 
-    func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
-        for _ in 0..<250 where process.isRunning { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
+    func stop() { NginxOrigin.terminate(process) }
 
     /// Access-log lines: `METHOD URI STATUS "BODY"`.
     func accessLog() -> [String] {

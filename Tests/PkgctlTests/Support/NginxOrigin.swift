@@ -115,13 +115,13 @@ final class NginxOrigin {
     /// Requests that reached the ``TruncatingOrigin`` behind `/cut-once/`.
     var truncatedRequestCount: Int { truncatingOrigin.requestCount }
 
-    // MARK: - Private
+    // MARK: - Process control (also used by ResolverOrigin)
 
     /// Starts `process` with SIGTERM, SIGQUIT and SIGINT unblocked. A child inherits its
     /// parent thread's signal mask, and the threads Swift Testing and Dispatch run tests on
     /// block them, so nginx would otherwise ignore `terminate()`. Only these are unblocked,
     /// and only around the spawn: SIGCHLD stays with whoever watches it.
-    private static func launch(_ process: Process) throws {
+    static func launch(_ process: Process) throws {
         var stopSignals = sigset_t()
         sigemptyset(&stopSignals)
         for signal in [SIGTERM, SIGQUIT, SIGINT] { sigaddset(&stopSignals, signal) }
@@ -131,7 +131,8 @@ final class NginxOrigin {
         try process.run()
     }
 
-    private static func waitUntilReady(_ process: Process, port: UInt16) -> Bool {
+    /// Whether `process` accepts connections on `port` within 5 s (false once it exits).
+    static func waitUntilReady(_ process: Process, port: UInt16) -> Bool {
         for _ in 0..<250 {  // 5 s at most
             if !process.isRunning { return false }
             if Loopback.accepts(port: port) { return true }
@@ -140,7 +141,8 @@ final class NginxOrigin {
         return false
     }
 
-    private static func terminate(_ process: Process) {
+    /// SIGTERM, then SIGKILL if it is still running after 5 s.
+    static func terminate(_ process: Process) {
         guard process.isRunning else { return }
         process.terminate()
         for _ in 0..<250 where process.isRunning { usleep(20_000) }
@@ -149,6 +151,8 @@ final class NginxOrigin {
             process.waitUntilExit()
         }
     }
+
+    // MARK: - Private
 
     private static func configuration(
         directory: String, root: String, port: UInt16, authority: TestCertificateAuthority?,
