@@ -4,7 +4,8 @@ import PkgCore
 struct PackCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pack",
-        abstract: "Zip a directory deterministically and add it to OUT_DIR/manifest.json.")
+        abstract: "Zip a directory deterministically and add it to OUT_DIR/manifest.json.",
+        discussion: "With --sign, manifest.json is written as a signed envelope whose sequence rises by one.")
 
     @Argument(help: ArgumentHelp("Directory of the bundle's files.", valueName: "src-dir"))
     var source: String
@@ -21,9 +22,17 @@ struct PackCommand: ParsableCommand {
     @Option(name: .customLong("route"), help: ArgumentHelp("HOST[/PATH] the package serves (repeatable).", valueName: "route"))
     var routes: [String] = []
 
+    @Option(name: .customLong("sign"),
+            help: ArgumentHelp("Private key to sign manifest.json with (repeatable).", valueName: "keyfile"))
+    var signingKeys: [String] = []
+
+    @OptionGroup var validity: SigningValidity
+
     func run() throws {
         let entry = try reportingErrors {
-            try Publisher(outputDirectory: out).publish(source: source, name: name, version: version, routes: routes)
+            let signer = signingKeys.isEmpty ? nil : try validity.signer(keys: signingKeys)
+            return try Publisher(outputDirectory: out).publish(source: source, name: name, version: version,
+                                                               routes: routes, signer: signer)
         }
         print("\(out)/\(entry.url)  \(entry.size) bytes  sha256 \(entry.sha256)")
     }

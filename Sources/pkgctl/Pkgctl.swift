@@ -7,8 +7,9 @@ struct Pkgctl: ParsableCommand {
         abstract: "Offline web-bundle manager: verified, atomic installs of zip bundles, and a preview server.",
         version: "0.1.0",
         subcommands: [
-            UpdateCommand.self, StatusCommand.self, RollbackCommand.self,
-            GCCommand.self, VerifyCommand.self, PackCommand.self, ResolveCommand.self, ServeCommand.self,
+            UpdateCommand.self, StatusCommand.self, RollbackCommand.self, UnholdCommand.self,
+            GCCommand.self, VerifyCommand.self, PackCommand.self, SignCommand.self, KeygenCommand.self,
+            ResolveCommand.self, ServeCommand.self,
         ]
     )
 }

@@ -3,7 +3,8 @@ import PkgCore
 
 struct RollbackCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "rollback", abstract: "Make the version installed before the active one active again.")
+        commandName: "rollback", abstract: "Make the version installed before the active one active again, and hold back the one it left.",
+        discussion: "update will not reinstall the held version while the manifest names it; pkgctl unhold NAME lifts that.")
 
     @OptionGroup var store: StoreOptions
 
@@ -16,6 +17,6 @@ struct RollbackCommand: ParsableCommand {
             defer { withExtendedLifetime(lock) {} }
             return try store.store.rollback(name)
         }
-        print("\(name): \(switched.from) -> \(switched.to)")
+        print("\(name): \(switched.from) -> \(switched.to); \(switched.from) held (pkgctl unhold \(name) to allow it)")
     }
 }

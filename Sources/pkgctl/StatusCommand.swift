@@ -7,7 +7,7 @@ struct StatusCommand: ParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
-    @Flag(help: "Print {\"packages\":[{\"name\",\"version\",\"path\",\"retained\",\"routes\"}]} on stdout.")
+    @Flag(help: "Print {\"packages\":[{\"name\",\"version\",\"path\",\"retained\",\"routes\",\"held\",\"trial\"}]} on stdout.")
     var json = false
 
     private struct Listing: Encodable {
@@ -17,23 +17,30 @@ struct StatusCommand: ParsableCommand {
             var path: String
             var retained: [String]
             var routes: [String]
+            var held: [String]
+            var trial: String?
         }
         var packages: [Package]
     }
 
     func run() throws {
-        let packages = try reportingErrors { try store.store.activePackages() }
+        let listing = try reportingErrors {
+            let store = store.store
+            return Listing(packages: try store.activePackages().map {
+                .init(name: $0.name, version: $0.version, path: $0.directory, retained: $0.retainedVersions,
+                      routes: $0.routes, held: try store.heldVersions(of: $0.name),
+                      trial: try store.trial(of: $0.name)?.version)
+            })
+        }
         if json {
-            try Output.printJSON(Listing(packages: packages.map {
-                .init(name: $0.name, version: $0.version, path: $0.directory,
-                      retained: $0.retainedVersions, routes: $0.routes)
-            }))
+            try Output.printJSON(listing)
             return
         }
-        if packages.isEmpty { print("no packages installed under \(store.store.layout.root)") }
-        for package in packages {
-            print("\(package.name) \(package.version)  \(package.directory)")
-            print("  retained: \(package.retainedVersions.joined(separator: ", "))")
+        if listing.packages.isEmpty { print("no packages installed under \(store.store.layout.root)") }
+        for package in listing.packages {
+            print("\(package.name) \(package.version)\(package.trial == nil ? "" : " (on trial)")  \(package.path)")
+            print("  retained: \(package.retained.joined(separator: ", "))")
+            if !package.held.isEmpty { print("  held: \(package.held.joined(separator: ", "))") }
         }
     }
 }

@@ -7,8 +7,10 @@ struct UpdateCommand: ParsableCommand {
         commandName: "update",
         abstract: "Install every package whose manifest version differs from the active one.",
         discussion: """
-            Exits 0 when every package is at its manifest version afterwards; otherwise prints one \
-            line per failed package on stderr and exits 1. A failed package keeps its active version.
+            Exits 0 when every package is at its manifest version (or held back) afterwards; otherwise \
+            prints one line per failed package on stderr and exits 1. A failed package keeps its active version.
+            With --trusted-key, only a manifest signed by one of the keys, not expired and not older than \
+            the newest one accepted is used; without, the manifest is not authenticated.
             """)
 
     @OptionGroup var store: StoreOptions
@@ -18,6 +20,18 @@ struct UpdateCommand: ParsableCommand {
 
     @Option(name: .customLong("ca-file"), help: ArgumentHelp("PEM file of CAs to trust for https.", valueName: "pem"))
     var caFile: String?
+
+    @Option(name: .customLong("trusted-key"),
+            help: ArgumentHelp("Public key (.pub) a manifest must be signed by (repeatable).", valueName: "pubfile"))
+    var trustedKeys: [String] = []
+
+    @Option(name: .customLong("health-check"), help: ArgumentHelp(
+        "Shell command run after each switch, with PKGCTL_PACKAGE, PKGCTL_VERSION, PKGCTL_PATH set; "
+            + "failing or timing out switches back and holds the version.", valueName: "cmd"))
+    var healthCheck: String?
+
+    @Option(name: .customLong("health-timeout"), help: ArgumentHelp("Seconds the health check may run.", valueName: "seconds"))
+    var healthTimeout: Double = 30
 
     @Option(help: "Installed versions to keep per package (the active one always stays).")
     var keep: Int = 2
@@ -54,16 +68,20 @@ struct UpdateCommand: ParsableCommand {
         guard attempts >= 1 else { throw ValidationError("--attempts must be at least 1") }
         guard connectTimeout >= 1, stallTimeout >= 1 else { throw ValidationError("timeouts must be at least 1 second") }
         guard maxEntries >= 1, maxSize >= 1, maxRatio >= 1 else { throw ValidationError("limits must be positive") }
+        guard healthTimeout > 0 else { throw ValidationError("--health-timeout must be positive") }
     }
 
     func run() throws {
+        let keys = try reportingErrors { try trustedKeys.map(TrustedKey.init(file:)) }
         let updater = Updater(
             store: store.store, manifestURL: manifest,
             transfer: TransferOptions(caFile: caFile, connectTimeout: connectTimeout,
                                       stallTimeout: stallTimeout, maxAttempts: attempts),
             limits: ExtractionLimits(maxEntries: maxEntries, maxTotalUncompressedSize: maxSize,
                                      maxCompressionRatio: maxRatio),
-            keep: keep)
+            keep: keep,
+            trust: TrustPolicy(trustedKeys: keys),
+            activation: healthCheck.map { .healthCheck(HealthCheck(command: $0, timeout: healthTimeout)) } ?? .immediate)
         let bar = (quiet || json || !Output.stderrIsTerminal) ? nil : ProgressBar()
         let report = try reportingErrors {
             try updater.run(
@@ -76,14 +94,14 @@ struct UpdateCommand: ParsableCommand {
         } else if !quiet {
             printSummary(report)
         }
-        for failure in report.packages where failure.action == .failed {
+        for failure in report.reverted + report.packages where failure.error != nil {
             Output.printError(failure.error ?? failure.name)
         }
         if !report.succeeded { throw ExitCode.failure }
     }
 
     private func printSummary(_ report: UpdateReport) {
-        if report.manifest == .notModified {
+        if report.manifest == .notModified, report.reverted.isEmpty {
             print("manifest not modified; nothing to do")
             return
         }
@@ -92,8 +110,13 @@ struct UpdateCommand: ParsableCommand {
             case .installed: print("\(outcome.name): installed \(outcome.to)")
             case .upgraded, .downgraded:
                 print("\(outcome.name): \(outcome.from ?? "-") -> \(outcome.to) (\(outcome.action.rawValue))")
+            case .republished:
+                print("\(outcome.name): \(outcome.from ?? "-") -> \(outcome.to) (re-published; reinstalled)")
             case .unchanged: print("\(outcome.name): \(outcome.to) is up to date")
-            case .failed: break
+            case .held:
+                print("\(outcome.name): \(outcome.to) is held back; \(outcome.from ?? "no version") stays active "
+                      + "(pkgctl unhold \(outcome.name) allows it)")
+            case .failed, .rolledBack: break
             }
         }
         for removed in report.removed { print("removed \(removed)") }

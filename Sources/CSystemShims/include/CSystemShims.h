@@ -11,4 +11,8 @@ int pkg_syncfs(int fd);
  * new fd, or -1 with errno (ENOSYS/EPERM where the kernel lacks openat2). */
 int pkg_open_beneath(int dirfd, const char *path, int flags);
 
+/* renameat2(2) with RENAME_EXCHANGE: swaps two existing paths atomically.
+ * Returns 0, or -1 with errno (EINVAL where the filesystem cannot exchange). */
+int pkg_exchange(const char *a, const char *b);
+
 #endif

@@ -15,7 +15,8 @@ extension BundleExtractor {
     /// (including a file that is also a directory, such as "a" and "a/b");
     /// an encrypted entry. With `.archiveLimit`: more than
     /// `limits.maxEntries` entries, declared sizes summing past
-    /// `limits.maxTotalUncompressedSize`, or an entry above 1 KiB compressed
+    /// `limits.maxTotalUncompressedSize`, or an entry of `limits.ratioCheckMinimumSize`
+    /// bytes or more compressed
     /// beyond `limits.maxCompressionRatio`. With `.corruptArchive`: a file
     /// that is not a zip, or an entry whose compression method libzip cannot
     /// decompress.
@@ -83,7 +84,7 @@ extension BundleExtractor {
                                  "bundle expands to more than the limit of \(limits.maxTotalUncompressedSize) bytes")
             }
             total = sum
-            if stat.size > Self.ratioCheckMinimumSize {
+            if stat.size >= limits.ratioCheckMinimumSize {
                 let ratio = Double(stat.size) / Double(max(stat.comp_size, 1))
                 if ratio > limits.maxCompressionRatio {
                     throw entryError(.archiveLimit, name,
@@ -135,7 +136,7 @@ extension BundleExtractor {
             while let slash = path[cursor...].firstIndex(of: UInt8(ascii: "/")) {
                 let parent = String(entry.path[..<slash])
                 if let existing = namesByPath[parent], !existing.isDirectory {
-                    throw entryError(.unsafeEntry, existing.name, "is both a file and the parent of '\(Self.displayName(name))'")
+                    throw entryError(.unsafeEntry, existing.name, "is both a file and the parent of '\(name.escapedForMessage)'")
                 }
                 directories.insert(parent)
                 cursor = path.index(after: slash)

@@ -16,10 +16,6 @@ public struct BundleExtractor: Sendable {
     /// Bounds the bundle must stay within.
     let limits: ExtractionLimits
 
-    /// Bytes below which an entry's compression ratio is not checked: tiny
-    /// files of repeated bytes compress far beyond any sane ratio.
-    static let ratioCheckMinimumSize: UInt64 = 1024
-
     /// Creates an extractor for the zip at `archivePath`; `label` prefixes
     /// every error message, e.g. "demo 1.2.0".
     public init(archivePath: String, label: String, limits: ExtractionLimits = ExtractionLimits()) {
@@ -30,20 +26,7 @@ public struct BundleExtractor: Sendable {
 
     /// An `.unsafeEntry`, `.archiveLimit` or `.corruptArchive` error about one entry.
     func entryError(_ code: PkgError.Code, _ name: String, _ reason: String) -> PkgError {
-        PkgError(code, "\(label): entry '\(Self.displayName(name))': \(reason)")
+        PkgError(code, "\(label): entry '\(name.escapedForMessage)': \(reason)")
     }
 
-    /// `name` with control characters escaped, so a message stays on one line.
-    static func displayName(_ name: String) -> String {
-        var text = ""
-        for scalar in name.unicodeScalars {
-            let value = scalar.value
-            if value < 0x20 || value == 0x7f || (0x80...0x9f).contains(value) {
-                text += "\\u{" + String(value, radix: 16) + "}"
-            } else {
-                text.unicodeScalars.append(scalar)
-            }
-        }
-        return text
-    }
 }

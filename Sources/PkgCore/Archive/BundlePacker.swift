@@ -72,7 +72,7 @@ public enum BundlePacker {
                 try collectFiles(root: root, relative: child, into: &files)
             case S_IFREG:
                 if case .failure(let refusal) = EntryName.validate(child) {
-                    throw PkgError(.unsafeEntry, "pack \(root): '\(BundleExtractor.displayName(child))': \(refusal.reason)")
+                    throw PkgError(.unsafeEntry, "pack \(root): '\(child.escapedForMessage)': \(refusal.reason)")
                 }
                 files.append(child)
             case S_IFLNK:

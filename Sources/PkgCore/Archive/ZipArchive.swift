@@ -73,7 +73,7 @@ final class ZipEntryReader {
     init(archive: ZipArchive, index: UInt64, name: String) throws {
         guard let file = zip_fopen_index(archive.handle, index, 0) else {
             throw PkgError(.corruptArchive,
-                           "\(archive.label): entry '\(name)': cannot be read: \(archive.lastErrorDescription)")
+                           "\(archive.label): entry '\(name.escapedForMessage)': cannot be read: \(archive.lastErrorDescription)")
         }
         self.file = file
     }

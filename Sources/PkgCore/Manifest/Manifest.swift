@@ -7,7 +7,8 @@ import Foundation
 ///   "packages": [ { "name": "demo", "version": "1.2.0", "url": "demo-1.2.0.zip",
 ///                   "sha256": "…", "size": 123456, "routes": ["www.example.com/app"] } ] }
 /// ```
-/// Unknown fields are ignored.
+/// Unknown fields are ignored. A signed manifest is this JSON inside a
+/// DSSE envelope (see ``TrustPolicy``), with ``sequence`` and ``expires`` set.
 public struct Manifest: Codable, Sendable, Hashable {
     /// The only schema version this build understands.
     public static let supportedSchemaVersion = 1
@@ -16,6 +17,11 @@ public struct Manifest: Codable, Sendable, Hashable {
     public var schemaVersion: Int
     /// The published packages; names are unique.
     public var packages: [ManifestEntry]
+    /// In a signed manifest: raised by every signing; a device never accepts one
+    /// below the highest it has accepted (replay of an old release).
+    public var sequence: UInt64?
+    /// In a signed manifest: when it stops being accepted (a frozen or replayed origin).
+    public var expires: Date?
 
     /// A v1 manifest listing `packages`.
     public init(packages: [ManifestEntry] = []) {
@@ -27,7 +33,9 @@ public struct Manifest: Codable, Sendable, Hashable {
     public static func parse(_ data: some Collection<UInt8>, source: String) throws -> Manifest {
         let manifest: Manifest
         do {
-            manifest = try JSONDecoder().decode(Manifest.self, from: Data(data))
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            manifest = try decoder.decode(Manifest.self, from: Data(data))
         } catch let error as DecodingError {
             throw PkgError(.malformedManifest, "manifest \(source): \(error.oneLineDescription)")
         } catch {
@@ -56,6 +64,7 @@ public struct Manifest: Codable, Sendable, Hashable {
     public func encoded() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
         return try encoder.encode(self)
     }
 }

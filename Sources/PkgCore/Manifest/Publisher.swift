@@ -1,6 +1,7 @@
 /// Packs a source tree into `OUT/NAME-VERSION.zip` and lists it in
 /// `OUT/manifest.json` (adding the package, or replacing its entry): what an
-/// origin serves to `pkgctl update`.
+/// origin serves to `pkgctl update`. With a ``ManifestSigner`` the manifest is
+/// written as a signed envelope with a raised sequence.
 public struct Publisher: Sendable {
     /// The directory receiving zips and `manifest.json`.
     public let outputDirectory: String
@@ -10,12 +11,18 @@ public struct Publisher: Sendable {
         self.outputDirectory = outputDirectory
     }
 
-    /// Packs `source` deterministically and records it in the manifest; returns the new entry.
+    /// Packs `source` deterministically and records it in the manifest, signed
+    /// by `signer` when given; returns the new entry.
     @discardableResult
-    public func publish(source: String, name: String, version: String, routes: [String] = []) throws -> ManifestEntry {
+    public func publish(source: String, name: String, version: String, routes: [String] = [],
+                        signer: ManifestSigner? = nil) throws -> ManifestEntry {
         try FileSystem.makeDirectories(outputDirectory)
         let manifestPath = outputDirectory + "/manifest.json"
-        var manifest = try FileSystem.read(manifestPath).map { try Manifest.parse($0, source: manifestPath) } ?? Manifest()
+        let existing = try PublishedManifest.read(manifestPath)
+        if existing?.isSigned == true, signer == nil {
+            throw PkgError(.invalidArgument, "manifest \(manifestPath) is signed; pass --sign KEYFILE to keep it signed")
+        }
+        var manifest = existing?.manifest ?? Manifest()
 
         let fileName = "\(name)-\(version).zip"
         let placeholder = ManifestEntry(name: name, version: version, url: fileName,
@@ -30,7 +37,7 @@ public struct Publisher: Sendable {
         manifest.packages.removeAll { $0.name == name }
         manifest.packages.append(entry)
         manifest.packages.sort { $0.name < $1.name }
-        try FileSystem.writeAtomically(try manifest.encoded() + [UInt8(ascii: "\n")], to: manifestPath)
+        try PublishedManifest.write(manifest, to: manifestPath, signer: signer)
         return entry
     }
 }

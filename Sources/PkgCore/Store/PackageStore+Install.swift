@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import CSystemShims
 
 extension PackageStore {
     /// Extracts a verified zip into a new version directory, atomically: the
@@ -9,17 +10,23 @@ extension PackageStore {
     /// record written, then renamed to `packages/NAME/VERSION`. A failure before
     /// the rename leaves nothing of it; the version is either wholly installed
     /// or absent. Does not activate it (see ``activate(_:version:)``).
-    public func install(_ entry: ManifestEntry, archive: String,
-                        limits: ExtractionLimits = ExtractionLimits(), workers: Int = 2) throws -> VersionRecord {
-        try install(entry, archive: archive, limits: limits, workers: workers, checkSpace: true)
+    ///
+    /// With `replacing`, an installed directory of the same version (a bundle
+    /// the origin re-published) stays until the new one is wholly extracted,
+    /// then the two are exchanged in one `renameat2(RENAME_EXCHANGE)`, so even
+    /// an active version keeps serving whole throughout.
+    public func install(_ entry: ManifestEntry, archive: String, limits: ExtractionLimits = ExtractionLimits(),
+                        workers: Int = 2, replacing: Bool = false) throws -> VersionRecord {
+        try install(entry, archive: archive, limits: limits, workers: workers, checkSpace: true, replacing: replacing)
     }
 
     func install(_ entry: ManifestEntry, archive: String, limits: ExtractionLimits,
-                 workers: Int, checkSpace: Bool) throws -> VersionRecord {
+                 workers: Int, checkSpace: Bool, replacing: Bool = false) throws -> VersionRecord {
         try layout.prepare()
         let label = "\(entry.name) \(entry.version)"
         let destination = layout.versionDirectory(entry.name, entry.version)
-        if FileSystem.exists(destination) {
+        let replaces = FileSystem.exists(destination)
+        if replaces, !replacing {
             throw PkgError(.invalidArgument, "\(label) is already installed at \(destination)")
         }
         let extractor = BundleExtractor(archivePath: archive, label: label, limits: limits)
@@ -33,6 +40,19 @@ extension PackageStore {
             try FileSystem.syncFileSystem(containing: staging)
             let record = VersionRecord(entry: entry, index: index)
             try FileSystem.makeDirectories(layout.recordDirectory(entry.name))
+            if replaces {
+                // Exchange first, record second: a crash between them leaves the new
+                // files under the old record, whose hash differs from the manifest's,
+                // so the next update installs the bundle again.
+                if pkg_exchange(staging, destination) != 0 { throw fileSystemError("exchange \(staging) with", destination) }
+                try record.save(to: recordFile)
+                try FileSystem.syncDirectory(layout.packageDirectory(entry.name))
+                try FileSystem.removeTree(staging)
+                if FileSystem.exists(layout.overlayDirectory(entry.name, entry.version)) {
+                    try discardTree(layout.overlayDirectory(entry.name, entry.version))
+                }
+                return record
+            }
             try record.save(to: recordFile)
             try FileSystem.makeDirectories(layout.packageDirectory(entry.name))
             if rename(staging, destination) != 0 { throw fileSystemError("rename \(staging) to", destination) }
@@ -40,7 +60,7 @@ extension PackageStore {
             return record
         } catch {
             try? FileSystem.removeTree(staging)
-            if !FileSystem.exists(layout.versionDirectory(entry.name, entry.version)) {
+            if !replaces, !FileSystem.exists(layout.versionDirectory(entry.name, entry.version)) {
                 unlink(recordFile)
             }
             throw error

@@ -24,8 +24,10 @@ extension PackageStore {
                 }
             }
         }
-        for name in try FileSystem.contents(of: layout.state) where name.hasPrefix(FileSystem.temporaryPrefix) {
-            unlink(layout.state + "/" + name)
+        for directory in [layout.state, layout.trials] {
+            for name in try FileSystem.contents(of: directory) where name.hasPrefix(FileSystem.temporaryPrefix) {
+                unlink(directory + "/" + name)
+            }
         }
         for name in try FileSystem.contents(of: layout.state + "/packages") {
             let records = layout.recordDirectory(name)

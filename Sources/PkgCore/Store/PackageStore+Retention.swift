@@ -3,8 +3,10 @@ import Glibc
 #endif
 
 extension PackageStore {
-    /// Makes the version installed just before the active one active again.
-    /// Returns the versions switched from and to.
+    /// Makes the version installed just before the active one active again and
+    /// holds back the version it left, so an update does not reinstall it while
+    /// the manifest names it (``unhold(_:)`` lifts that). A pending trial of the
+    /// package ends. Returns the versions switched from and to.
     @discardableResult
     public func rollback(_ name: String) throws -> (from: String, to: String) {
         guard let active = activeVersion(of: name) else {
@@ -15,21 +17,23 @@ extension PackageStore {
             throw PkgError(.notInstalled, "\(name): no version retained before \(active) to roll back to")
         }
         let previous = retained[position - 1]
+        try hold(name, version: active)
         try activate(name, version: previous)
+        try removeTrial(name)
         return (active, previous)
     }
 
     /// Removes, for every package, retained versions beyond the `keep` most
-    /// recently installed, with their overlay cache; the active version always
-    /// stays. Returns what was removed.
+    /// recently installed, with their overlay cache; the active version and the
+    /// version a pending trial would go back to always stay. Returns what was removed.
     @discardableResult
     public func collectGarbage(keep: Int) throws -> [(name: String, version: String)] {
         guard keep >= 1 else { throw PkgError(.invalidArgument, "--keep must be at least 1 (got \(keep))") }
         var removed: [(String, String)] = []
         for name in try packageNames() {
-            let active = activeVersion(of: name)
+            let protected = [activeVersion(of: name), try trial(of: name)?.previous]
             let retained = try retainedVersions(of: name).map(\.entry.version)
-            for version in retained.dropLast(keep) where version != active {
+            for version in retained.dropLast(keep) where !protected.contains(version) {
                 try discardTree(layout.versionDirectory(name, version))
                 unlink(layout.recordFile(name, version))
                 if FileSystem.exists(layout.overlayDirectory(name, version)) {

@@ -8,6 +8,9 @@ import Foundation
 /// ROOT/cache/[NAME@VERSION/]HOST/PATH write-through overlay of the resolver
 /// ROOT/staging/                       work in progress; emptied by recovery
 /// ROOT/state/manifest.json            validators of the last complete update
+/// ROOT/state/trust.json               sequence and expiry of the newest signed manifest accepted
+/// ROOT/state/holds.json               versions held back by rollback or a failed health check
+/// ROOT/state/trials/NAME.json         a version activated on trial, until confirmed
 /// ROOT/state/packages/NAME/VERSION.json   record and file index of a version
 /// ROOT/lock                           flock(2) held while the store changes
 /// ```
@@ -41,6 +44,14 @@ public struct StoreLayout: Sendable, Hashable {
     public var lockFile: String { root + "/lock" }
     /// `ROOT/state/manifest.json`: validators of the last complete update.
     public var manifestState: String { state + "/manifest.json" }
+    /// `ROOT/state/trust.json`: the newest signed manifest accepted.
+    public var trustState: String { state + "/trust.json" }
+    /// `ROOT/state/holds.json`: held versions by package.
+    public var holds: String { state + "/holds.json" }
+    /// `ROOT/state/trials`: one file per package with a version on trial.
+    public var trials: String { state + "/trials" }
+    /// `ROOT/state/trials/NAME.json`.
+    public func trialFile(_ name: String) -> String { trials + "/" + name + ".json" }
 
     /// `ROOT/packages/NAME`.
     public func packageDirectory(_ name: String) -> String { packages + "/" + name }
@@ -61,7 +72,7 @@ public struct StoreLayout: Sendable, Hashable {
 
     /// Creates the top-level directories when missing.
     func prepare() throws {
-        for directory in [packages, cache, staging, state + "/packages"] {
+        for directory in [packages, cache, staging, state + "/packages", trials] {
             try FileSystem.makeDirectories(directory)
         }
     }

@@ -84,18 +84,7 @@ enum FileSystem {
             if !closed { close(fd) }
         }
         do {
-            let data = Array(bytes)
-            try data.withUnsafeBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        throw fileSystemError("write", temporary)
-                    }
-                    offset += written
-                }
-            }
+            try writeAll(bytes, to: fd, path: temporary)
             if fsync(fd) != 0 { throw fileSystemError("fsync", temporary) }
             closed = true
             if close(fd) != 0 { throw fileSystemError("close", temporary) }
@@ -105,6 +94,36 @@ enum FileSystem {
             throw error
         }
         try syncDirectory((path as NSString).deletingLastPathComponent)
+    }
+
+    /// Creates `path` with `mode` and writes `bytes` into it, failing when the
+    /// file exists (O_EXCL): for keys, which must never be overwritten.
+    static func createExclusively(_ bytes: some Collection<UInt8>, at path: String, mode: mode_t) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw fileSystemError("create", path) }
+        do {
+            try writeAll(bytes, to: fd, path: path)
+            if fchmod(fd, mode) != 0 || fsync(fd) != 0 { throw fileSystemError("fsync", path) }
+            close(fd)
+        } catch {
+            close(fd)
+            unlink(path)
+            throw error
+        }
+    }
+
+    private static func writeAll(_ bytes: some Collection<UInt8>, to fd: Int32, path: String) throws {
+        try Array(bytes).withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    throw fileSystemError("write", path)
+                }
+                offset += written
+            }
+        }
     }
 
     /// Prefix of the temp names `writeAtomically` and `replaceSymlink` use: a

@@ -23,6 +23,9 @@ public struct PkgError: Error, Sendable, Hashable, CustomStringConvertible {
             case notInstalled
             case locked
             case verificationFailed
+            case untrustedManifest
+            case invalidKey
+            case healthCheckFailed
         }
         let value: Value
 
@@ -54,6 +57,13 @@ public struct PkgError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let locked = Code(value: .locked)
         /// Installed files differ from the index written at install.
         public static let verificationFailed = Code(value: .verificationFailed)
+        /// Trusted keys are configured and the manifest is unsigned, badly signed,
+        /// expired, or older than one already accepted.
+        public static let untrustedManifest = Code(value: .untrustedManifest)
+        /// A key file is missing, malformed, the wrong kind of key, or readable by others.
+        public static let invalidKey = Code(value: .invalidKey)
+        /// A new version failed its health check and was switched back.
+        public static let healthCheckFailed = Code(value: .healthCheckFailed)
 
         /// The code's name, e.g. `unsafeEntry`.
         public var description: String { value.rawValue }

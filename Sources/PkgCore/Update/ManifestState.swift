@@ -1,10 +1,13 @@
 import Foundation
 
 /// The validators of the last manifest whose every package was installed, so
-/// the next run can ask the origin "changed since?" and stop at a 304.
+/// the next run can ask the origin "changed since?" and stop at a 304. They
+/// count only for the same URL and the same trusted keys.
 struct ManifestState: Codable {
     var url: String
     var validators: HTTPValidators
+    /// Ids of the keys trusted when it was accepted (absent in states written before signing existed).
+    var trustedKeyIDs: [String]?
 
     static func load(_ layout: StoreLayout) -> ManifestState? {
         guard let bytes = try? FileSystem.read(layout.manifestState) else { return nil }

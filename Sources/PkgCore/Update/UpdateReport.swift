@@ -8,7 +8,24 @@ public struct UpdateReport: Sendable, Hashable, Codable {
 
     /// What happened to one package of the manifest.
     public enum Action: String, Sendable, Hashable, Codable {
-        case installed, upgraded, downgraded, unchanged, failed
+        /// First version of the package.
+        case installed
+        /// A higher version than the active one.
+        case upgraded
+        /// A lower version than the active one.
+        case downgraded
+        /// The same version with a different bundle, or the same version written
+        /// differently ("1.0" for "1.0.0"): reinstalled.
+        case republished
+        /// Already active.
+        case unchanged
+        /// The manifest's version is held back (by `rollback` or a failed
+        /// trial); the active version stays. Not a failure.
+        case held
+        /// Switched in, failed its health check, switched back and held.
+        case rolledBack
+        /// Not installed; the active version stays.
+        case failed
     }
 
     /// One package's outcome.
@@ -31,9 +48,14 @@ public struct UpdateReport: Sendable, Hashable, Codable {
     public var packages: [PackageOutcome]
     /// Versions removed by the garbage collection at the end of the run, as "NAME VERSION".
     public var removed: [String]
+    /// Trials an earlier run left unconfirmed (it was killed during a health
+    /// check), switched back and held at the start of this one.
+    public var reverted: [PackageOutcome]
 
-    /// True when every package is at its manifest version.
-    public var succeeded: Bool { !packages.contains { $0.action == .failed } }
+    /// True when every package is at its manifest version or held, and nothing was reverted.
+    public var succeeded: Bool {
+        reverted.isEmpty && !packages.contains { $0.action == .failed || $0.action == .rolledBack }
+    }
 }
 
 /// Progress of an update, reported as it happens (e.g. to draw a progress bar).

@@ -26,82 +26,153 @@ public struct Updater: Sendable {
     public var keep: Int
     /// Threads extracting one bundle.
     public var workers: Int
+    /// Which manifests are accepted; by default any (unauthenticated).
+    public var trust: TrustPolicy
+    /// How a new version is switched in.
+    public var activation: Activation
+    /// The time against which manifest expiry is judged.
+    public var clock: @Sendable () -> Date
 
     /// An updater; `keep` must be at least 1.
     public init(store: PackageStore, manifestURL: String, transfer: TransferOptions = TransferOptions(),
-                limits: ExtractionLimits = ExtractionLimits(), keep: Int = 2, workers: Int = 2) {
+                limits: ExtractionLimits = ExtractionLimits(), keep: Int = 2, workers: Int = 2,
+                trust: TrustPolicy = TrustPolicy(), activation: Activation = .immediate,
+                clock: @escaping @Sendable () -> Date = { Date() }) {
         self.store = store
         self.manifestURL = manifestURL
         self.transfer = transfer
         self.limits = limits
         self.keep = keep
         self.workers = workers
+        self.trust = trust
+        self.activation = activation
+        self.clock = clock
     }
 
     /// Runs the update under the store's lock (waiting for it, after calling
-    /// `onWait`, when `wait` is true). Throws when the manifest cannot be
-    /// fetched or parsed, or the lock cannot be had; package failures are in the report.
+    /// `onWait`, when `wait` is true). First reverts health-check trials a killed
+    /// run left. Throws when the manifest cannot be fetched, parsed or trusted
+    /// (then nothing is downloaded or changed), or the lock cannot be had;
+    /// package failures are in the report.
     public func run(wait: Bool = true, onWait: (String) -> Void = { _ in },
                     progress: @escaping @Sendable (UpdateEvent) -> Void = { _ in }) throws -> UpdateReport {
         guard keep >= 1 else { throw PkgError(.invalidArgument, "--keep must be at least 1 (got \(keep))") }
         let lock = try StoreLock(layout: store.layout, wait: wait, onWait: onWait)
         defer { withExtendedLifetime(lock) {} }
         try store.recover()
+        let reverted = try store.revertUnconfirmedTrials(confirmedBy: .healthCheck).map(revertedOutcome)
 
         let downloader = Downloader(options: transfer)
-        let previous = ManifestState.load(store.layout)
-        let validators = previous?.url == manifestURL ? previous?.validators : nil
-        guard case .fetched(let body, let newValidators) = try downloader.fetch(manifestURL, validators: validators) else {
-            return UpdateReport(manifest: .notModified, packages: [], removed: [])
+        guard case .fetched(let body, let newValidators) = try downloader.fetch(manifestURL, validators: try validators())
+        else {
+            return UpdateReport(manifest: .notModified, packages: [], removed: [], reverted: reverted)
         }
-        let manifest = try Manifest.parse(body, source: manifestURL)
+        let opened = try trust.open(body, source: manifestURL, now: clock())
+        if trust.requiresSignature {
+            try TrustState.accept(opened, source: manifestURL, layout: store.layout)
+        }
 
         var outcomes: [UpdateReport.PackageOutcome] = []
-        for entry in manifest.packages {
+        for entry in opened.manifest.packages {
             let outcome = update(entry, downloader: downloader, progress: progress)
             progress(.finished(outcome))
             outcomes.append(outcome)
         }
         let removed = try store.collectGarbage(keep: keep).map { "\($0.name) \($0.version)" }
-        if outcomes.allSatisfy({ $0.action != .failed }) {
-            try ManifestState(url: manifestURL, validators: newValidators).save(store.layout)
+        let report = UpdateReport(manifest: .fetched, packages: outcomes, removed: removed, reverted: reverted)
+        if report.succeeded {
+            try ManifestState(url: manifestURL, validators: newValidators, trustedKeyIDs: trust.keyIDs).save(store.layout)
         } else {
             ManifestState.clear(store.layout)
         }
-        return UpdateReport(manifest: .fetched, packages: outcomes, removed: removed)
+        return report
+    }
+
+    /// The last run's validators, when they may stand for the manifest: same
+    /// URL, same trusted keys, and (with keys) an accepted manifest not yet
+    /// expired, so an origin answering 304 forever cannot freeze a device.
+    private func validators() throws -> HTTPValidators? {
+        guard let previous = ManifestState.load(store.layout), previous.url == manifestURL,
+              previous.trustedKeyIDs ?? [] == trust.keyIDs else { return nil }
+        if trust.requiresSignature {
+            guard let accepted = try TrustState.load(store.layout),
+                  clock().timeIntervalSince(accepted.expires) <= trust.clockSkew else { return nil }
+        }
+        return previous.validators
     }
 
     private func update(_ entry: ManifestEntry, downloader: Downloader,
                         progress: @escaping @Sendable (UpdateEvent) -> Void) -> UpdateReport.PackageOutcome {
         let active = store.activeVersion(of: entry.name)
         var outcome = UpdateReport.PackageOutcome(name: entry.name, from: active, to: entry.version, action: .unchanged)
-        guard active != entry.version else { return outcome }
-        if let active {
-            outcome.action = PackageVersion(entry.version) < PackageVersion(active) ? .downgraded : .upgraded
-        } else {
-            outcome.action = .installed
-        }
         do {
-            if try store.record(of: entry.name, version: entry.version)?.entry.sha256 != entry.sha256 {
+            let installed = try store.record(of: entry.name, version: entry.version)
+            if active == entry.version, installed?.entry.sha256 == entry.sha256 { return outcome }
+            if active != entry.version, try store.heldVersions(of: entry.name).contains(entry.version) {
+                outcome.action = .held
+                return outcome
+            }
+            outcome.action = action(from: active, to: entry.version)
+            if installed?.entry.sha256 != entry.sha256 {
                 try download(entry, downloader: downloader, progress: progress)
             }
-            try store.activate(entry.name, version: entry.version)
+            if active != entry.version {
+                try activate(entry)
+            }
         } catch {
             let label = "\(entry.name) \(entry.version)"
             let message = "\(error)"
-            outcome.action = .failed
+            outcome.action = (error as? PkgError)?.code == .healthCheckFailed ? .rolledBack : .failed
             outcome.error = message.hasPrefix(label) ? message : "\(label): \(message)"
         }
         return outcome
     }
 
-    /// Downloads, verifies and installs one version (not yet active).
+    private func action(from active: String?, to version: String) -> UpdateReport.Action {
+        guard let active else { return .installed }
+        if active == version || PackageVersion(version) == PackageVersion(active) { return .republished }
+        return PackageVersion(version) < PackageVersion(active) ? .downgraded : .upgraded
+    }
+
+    /// Switches to an installed version as ``activation`` says.
+    private func activate(_ entry: ManifestEntry) throws {
+        switch activation {
+        case .immediate:
+            try store.activate(entry.name, version: entry.version)
+        case .awaitingConfirmation:
+            try store.activateOnTrial(entry.name, version: entry.version, confirmedBy: .app, now: clock())
+        case .healthCheck(let check):
+            try store.activateOnTrial(entry.name, version: entry.version, confirmedBy: .healthCheck, now: clock())
+            let path = store.layout.versionDirectory(entry.name, entry.version)
+            let failure: String?
+            do {
+                failure = try check.failure(name: entry.name, version: entry.version, path: path)
+            } catch {
+                failure = "\(error)"
+            }
+            guard let failure else {
+                try store.confirm(entry.name, version: entry.version)
+                return
+            }
+            if let trial = try store.trial(of: entry.name) { try store.revert(trial) }
+            throw PkgError(.healthCheckFailed, "\(entry.name) \(entry.version): \(failure); switched back to "
+                           + "\(store.activeVersion(of: entry.name) ?? "no version") and held \(entry.version)")
+        }
+    }
+
+    private func revertedOutcome(_ trial: ActivationTrial) -> UpdateReport.PackageOutcome {
+        let back = store.activeVersion(of: trial.name)
+        return UpdateReport.PackageOutcome(
+            name: trial.name, from: trial.version, to: back ?? "", action: .rolledBack,
+            error: "\(trial.name) \(trial.version): health check did not finish (the run was stopped); "
+                + "switched back to \(back ?? "no version") and held \(trial.version)")
+    }
+
+    /// Downloads, verifies and installs one version (not yet active). An
+    /// installed directory of the same version (re-published) is replaced only
+    /// once the new one is wholly extracted.
     private func download(_ entry: ManifestEntry, downloader: Downloader,
                           progress: @escaping @Sendable (UpdateEvent) -> Void) throws {
-        if try store.record(of: entry.name, version: entry.version) != nil {
-            // Same version, different bundle: the origin re-published it; replace it.
-            try store.discardTree(store.layout.versionDirectory(entry.name, entry.version))
-        }
         let url = try entry.resolvedURL(relativeTo: manifestURL)
         try store.ensureRoom(forBytes: entry.size, purpose: "\(entry.name) \(entry.version): downloading \(url)")
         let archive = try store.makeStagingDirectory(prefix: "\(entry.name)-\(entry.version).download")
@@ -111,6 +182,6 @@ public struct Updater: Sendable {
             progress(.downloading(name: entry.name, version: entry.version, received: received, total: total))
         }
         progress(.extracting(name: entry.name, version: entry.version))
-        _ = try store.install(entry, archive: zip, limits: limits, workers: workers)
+        _ = try store.install(entry, archive: zip, limits: limits, workers: workers, replacing: true)
     }
 }

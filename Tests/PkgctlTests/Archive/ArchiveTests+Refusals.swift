@@ -128,11 +128,33 @@ extension ArchiveTests {
         }
     }
 
-    @Test func toleratesTinyHighlyCompressibleFiles() throws {
+    @Test func toleratesHighlyCompressibleFilesBelowTheGraceSize() throws {
+        // A 64 KB stylesheet of one repeated rule compresses about 400:1: not a bomb.
+        let rule = Array("a.button{color:#336699;margin:0 auto}\n".utf8)
+        let stylesheet = (0..<(64 * 1024 / rule.count)).flatMap { _ in rule }
         let sandbox = try ArchiveSandbox()
-        try ZipFixture.write([.file("spaces.txt", [UInt8](repeating: 0x20, count: 1024))], to: sandbox.archivePath)
+        try ZipFixture.write([.file("site.css", stylesheet),
+                              .file("spaces.txt", [UInt8](repeating: 0x20, count: 1024))], to: sandbox.archivePath)
         let contents = try BundleExtractor(archivePath: sandbox.archivePath, label: Self.label).inspect()
-        #expect(contents.fileCount == 1)
+        #expect(contents.fileCount == 2)
+        // The same file is refused when the grace size is lowered below it: the ratio really is over the limit.
+        try expectRefusal(code: .archiveLimit, entry: "site.css", reason: "exceeds the limit of 200:1",
+                          limits: ExtractionLimits(ratioCheckMinimumSize: 4096)) { path in
+            try ZipFixture.write([.file("site.css", stylesheet)], to: path)
+        }
+    }
+
+    @Test func longHostileNamesAreCutInMessages() throws {
+        let name = "../" + String(repeating: "a", count: 5000) + ".html"
+        let sandbox = try ArchiveSandbox()
+        try ZipFixture.write([.file(name, "x")], to: sandbox.archivePath)
+        let error = try #require(throws: PkgError.self) {
+            try BundleExtractor(archivePath: sandbox.archivePath, label: Self.label).inspect()
+        }
+        #expect(error.message.count < 300, "\(error.message.count) characters")
+        #expect(error.message.contains("entry '../aaaa"))
+        #expect(error.message.contains("…(5008 bytes)"))
+        #expect(error.message.hasSuffix("name too long"))
     }
 
     @Test func refusesFilesThatAreNotZips() throws {

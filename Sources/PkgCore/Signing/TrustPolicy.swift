@@ -1,0 +1,103 @@
+import Crypto
+import Foundation
+
+/// Which manifests a device accepts. With no trusted keys every well-formed
+/// manifest is used as it comes (unauthenticated, as with schema v1). With at
+/// least one, a manifest is used only when it is a DSSE envelope of payload
+/// type `application/vnd.pkgctl.manifest+json`, signed by a trusted key, and
+/// not expired; ``TrustState`` adds the sequence floor.
+///
+/// ```swift
+/// let policy = TrustPolicy(trustedKeys: [try TrustedKey(file: "/etc/pkgctl/release.pub")])
+/// let opened = try policy.open(body, source: url, now: Date())
+/// ```
+public struct TrustPolicy: Sendable {
+    /// Keys whose signature makes a manifest trusted; any one suffices.
+    public var trustedKeys: [TrustedKey]
+    /// How far past its expiry a manifest is still accepted, for devices whose clock runs slow.
+    public var clockSkew: TimeInterval
+
+    /// A policy trusting `trustedKeys` (none: unauthenticated).
+    public init(trustedKeys: [TrustedKey] = [], clockSkew: TimeInterval = 300) {
+        self.trustedKeys = trustedKeys
+        self.clockSkew = clockSkew
+    }
+
+    /// Whether manifests must be signed.
+    public var requiresSignature: Bool { !trustedKeys.isEmpty }
+
+    /// The sorted ids of the trusted keys; a change of them invalidates cached validators.
+    var keyIDs: [String] { trustedKeys.map(\.id).sorted() }
+
+    /// Parses manifest bytes and, when keys are trusted, authenticates them.
+    /// Every refusal is a ``PkgError`` with code `.untrustedManifest` naming `source`.
+    public func open(_ body: [UInt8], source: String, now: Date) throws -> OpenedManifest {
+        guard SignedEnvelope.looksLikeEnvelope(body) else {
+            if requiresSignature {
+                throw PkgError(.untrustedManifest,
+                               "manifest \(source) is not signed, and trusted keys are configured")
+            }
+            return OpenedManifest(manifest: try Manifest.parse(body, source: source), signedBy: [],
+                                  payloadSHA256: SHA256.hash(data: body).hexString)
+        }
+        let envelope = try SignedEnvelope.parse(body, source: source)
+        guard envelope.payloadType == SignedEnvelope.manifestPayloadType else {
+            throw PkgError(.untrustedManifest, "manifest \(source): payload type '\(envelope.payloadType.escapedForMessage)' "
+                           + "is not \(SignedEnvelope.manifestPayloadType)")
+        }
+        let payload = envelope.payloadBytes
+        let signedBy = try verifiedSigners(of: envelope, payload: payload, source: source)
+        let manifest = try Manifest.parse(payload, source: source)
+        if requiresSignature {
+            guard manifest.sequence != nil, let expires = manifest.expires else {
+                throw PkgError(.untrustedManifest, "manifest \(source): signed payload lacks 'sequence' or 'expires'")
+            }
+            if now.timeIntervalSince(expires) > clockSkew {
+                throw PkgError(.untrustedManifest,
+                               "manifest \(source) expired at \(Self.format(expires)) (now \(Self.format(now))); "
+                               + "the publisher must re-sign it (pkgctl sign)")
+            }
+        }
+        return OpenedManifest(manifest: manifest, signedBy: signedBy, payloadSHA256: SHA256.hash(data: payload).hexString)
+    }
+
+    /// Ids of the trusted keys whose signatures verify. Signatures by other keys
+    /// are ignored (a rotation adds one), but a signature naming a trusted key
+    /// that does not verify refuses the manifest: it was changed after signing.
+    private func verifiedSigners(of envelope: SignedEnvelope, payload: [UInt8], source: String) throws -> [String] {
+        guard requiresSignature else { return [] }
+        let message = SignedEnvelope.preAuthenticationEncoding(payloadType: envelope.payloadType, payload: payload)
+        var verified: [String] = []
+        for signature in envelope.signatures {
+            guard let key = trustedKeys.first(where: { $0.id == signature.keyid }) else { continue }
+            let bytes = (try? SignedEnvelope.decodeBase64(signature.sig)) ?? []
+            guard key.isValidSignature(bytes, for: message) else {
+                throw PkgError(.untrustedManifest,
+                               "manifest \(source): signature by key \(key.shortID) does not verify (changed after signing?)")
+            }
+            verified.append(key.id)
+        }
+        guard !verified.isEmpty else {
+            let signers = envelope.signatures.map { String($0.keyid.prefix(16)).escapedForMessage }
+            throw PkgError(.untrustedManifest,
+                           "manifest \(source) is not signed by a trusted key (signed by: "
+                           + "\(signers.isEmpty ? "none" : signers.joined(separator: ", ")); "
+                           + "trusted: \(trustedKeys.map(\.shortID).joined(separator: ", ")))")
+        }
+        return verified
+    }
+
+    static func format(_ date: Date) -> String {
+        date.formatted(.iso8601)
+    }
+}
+
+/// A manifest as ``TrustPolicy/open(_:source:now:)`` accepted it.
+public struct OpenedManifest: Sendable {
+    /// The manifest.
+    public var manifest: Manifest
+    /// Ids of the trusted keys whose signatures verified; empty when unauthenticated.
+    public var signedBy: [String]
+    /// Hex SHA-256 of the signed payload (of the whole body when unsigned).
+    public var payloadSHA256: String
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// The newest signed manifest this store has accepted, persisted in
+/// `ROOT/state/trust.json`: its sequence is the floor below which no manifest
+/// is accepted again (replay of an old, perhaps vulnerable, release), and its
+/// expiry tells whether a 304 may still stand for it.
+struct TrustState: Codable, Sendable, Hashable {
+    var sequence: UInt64
+    var payloadSHA256: String
+    var expires: Date
+
+    static func load(_ layout: StoreLayout) throws -> TrustState? {
+        guard let bytes = try FileSystem.read(layout.trustState) else { return nil }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        do {
+            return try decoder.decode(TrustState.self, from: Data(bytes))
+        } catch {
+            throw PkgError(.fileSystem, "trust state \(layout.trustState) is unreadable: \(error)")
+        }
+    }
+
+    func save(_ layout: StoreLayout) throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.sortedKeys]
+        try FileSystem.writeAtomically(try encoder.encode(self), to: layout.trustState)
+    }
+
+    /// Accepts a verified manifest when its sequence is not below the stored one
+    /// (and, when equal, its payload is the same); records it as the new floor.
+    static func accept(_ opened: OpenedManifest, source: String, layout: StoreLayout) throws {
+        guard let sequence = opened.manifest.sequence, let expires = opened.manifest.expires else { return }
+        if let stored = try load(layout) {
+            if sequence < stored.sequence {
+                throw PkgError(.untrustedManifest,
+                               "manifest \(source): sequence \(sequence) is below \(stored.sequence), the newest this store "
+                               + "accepted (an old manifest replayed?)")
+            }
+            if sequence == stored.sequence {
+                guard opened.payloadSHA256 == stored.payloadSHA256 else {
+                    throw PkgError(.untrustedManifest,
+                                   "manifest \(source): sequence \(sequence) was accepted before with different content")
+                }
+                return
+            }
+        }
+        try TrustState(sequence: sequence, payloadSHA256: opened.payloadSHA256, expires: expires).save(layout)
+    }
+}

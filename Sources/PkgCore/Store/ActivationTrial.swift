@@ -1,0 +1,30 @@
+import Foundation
+
+/// A version switched in on trial: it serves at once, but until it is
+/// confirmed the store remembers the version it replaced, and a revert
+/// switches back to that one and holds the tried version.
+///
+/// `pkgctl update --health-check` confirms by running a command; an app
+/// confirms itself (``PackageStore/confirm(_:version:)``) once its first page
+/// rendered, and reverts an unconfirmed trial when it starts again
+/// (``PackageStore/revertUnconfirmedTrials(confirmedBy:)``).
+public struct ActivationTrial: Codable, Sendable, Hashable {
+    /// Who confirms a trial.
+    public enum Confirmer: String, Codable, Sendable, Hashable {
+        /// `update`'s health check, within the same run; a trial left behind means the run was killed.
+        case healthCheck
+        /// The embedding app, at some later time.
+        case app
+    }
+
+    /// The package.
+    public var name: String
+    /// The version on trial.
+    public var version: String
+    /// The last confirmed version, switched back to on revert; nil when there was none.
+    public var previous: String?
+    /// Who confirms it.
+    public var confirmedBy: Confirmer
+    /// When the trial began.
+    public var startedAt: Date
+}

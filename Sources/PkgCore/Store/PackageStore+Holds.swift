@@ -1,0 +1,44 @@
+import Foundation
+
+extension PackageStore {
+    /// Versions of `name` that `update` will not install while the manifest names
+    /// them: left by a rollback or reverted after a failed trial.
+    public func heldVersions(of name: String) throws -> [String] {
+        try loadHolds()[name] ?? []
+    }
+
+    /// Holds back `version` of `name`. Expects the store lock.
+    public func hold(_ name: String, version: String) throws {
+        var holds = try loadHolds()
+        guard !(holds[name] ?? []).contains(version) else { return }
+        holds[name, default: []].append(version)
+        try saveHolds(holds)
+    }
+
+    /// Lifts every hold on `name` and forgets the manifest's validators, so the
+    /// next update reads the manifest again. Returns the versions released. Expects the store lock.
+    @discardableResult
+    public func unhold(_ name: String) throws -> [String] {
+        var holds = try loadHolds()
+        guard let released = holds.removeValue(forKey: name) else { return [] }
+        try saveHolds(holds)
+        ManifestState.clear(layout)
+        return released
+    }
+
+    private func loadHolds() throws -> [String: [String]] {
+        guard let bytes = try FileSystem.read(layout.holds) else { return [:] }
+        do {
+            return try JSONDecoder().decode([String: [String]].self, from: Data(bytes))
+        } catch {
+            throw PkgError(.fileSystem, "holds \(layout.holds) are unreadable: \(error)")
+        }
+    }
+
+    private func saveHolds(_ holds: [String: [String]]) throws {
+        try layout.prepare()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        try FileSystem.writeAtomically(try encoder.encode(holds), to: layout.holds)
+    }
+}

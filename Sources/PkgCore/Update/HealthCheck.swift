@@ -1,0 +1,79 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A command that decides whether a freshly switched-in version is healthy:
+/// run by `/bin/sh -c` with `PKGCTL_PACKAGE`, `PKGCTL_VERSION` and
+/// `PKGCTL_PATH` set, its output sent to stderr. Exit 0 within the timeout
+/// confirms the version; anything else reverts it.
+public struct HealthCheck: Sendable, Hashable {
+    /// The shell command.
+    public var command: String
+    /// Seconds the command may run before it (and its process group) is killed.
+    public var timeout: TimeInterval
+
+    /// A check running `command` for at most `timeout` seconds.
+    public init(command: String, timeout: TimeInterval = 30) {
+        self.command = command
+        self.timeout = timeout
+    }
+
+    /// Runs the check for one version; returns nil when it passed, otherwise why it failed.
+    func failure(name: String, version: String, path: String) throws -> String? {
+        var environment = ProcessInfo.processInfo.environment
+        environment["PKGCTL_PACKAGE"] = name
+        environment["PKGCTL_VERSION"] = version
+        environment["PKGCTL_PATH"] = path
+        let pid = try spawn(environment: environment)
+        let deadline = Date().addingTimeInterval(timeout)
+        var status: Int32 = 0
+        while true {
+            let waited = waitpid(pid, &status, WNOHANG)
+            if waited == pid { break }
+            if waited < 0, errno != EINTR { throw PkgError(.healthCheckFailed, "waitpid for the health check failed") }
+            if Date() >= deadline {
+                kill(-pid, SIGKILL)
+                while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+                return "health check timed out after \(Self.seconds(timeout))"
+            }
+            usleep(5_000)
+        }
+        let signal = status & 0x7f
+        if signal != 0 { return "health check killed by signal \(signal)" }
+        let code = (status >> 8) & 0xff
+        return code == 0 ? nil : "health check exited \(code)"
+    }
+
+    /// Starts `/bin/sh -c command` in a process group of its own (so a timeout
+    /// kills everything it started), stdout redirected to stderr.
+    private func spawn(environment: [String: String]) throws -> pid_t {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        posix_spawnattr_setpgroup(&attributes, 0)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO)
+
+        let arguments: [UnsafeMutablePointer<CChar>?] = [String]
+            .init(["/bin/sh", "-c", command]).map { strdup($0) } + [nil]
+        let variables: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            arguments.forEach { free($0) }
+            variables.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, "/bin/sh", &actions, &attributes, arguments, variables)
+        guard result == 0 else {
+            throw PkgError(.healthCheckFailed, "cannot start the health check: \(String(cString: strerror(result)))")
+        }
+        return pid
+    }
+
+    private static func seconds(_ interval: TimeInterval) -> String {
+        interval == interval.rounded() ? "\(Int(interval)) s" : String(format: "%.1f s", interval)
+    }
+}

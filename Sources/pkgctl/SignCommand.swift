@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+import PkgCore
+
+struct SignCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sign",
+        abstract: "Re-sign a manifest in place: a new sequence, a new expiry, and exactly the given keys' signatures.",
+        discussion: """
+            Use it to refresh the expiry before devices refuse the manifest, or to rotate keys: sign with \
+            the old and the new key while devices move to the new one, then with the new one alone.
+            """)
+
+    @Argument(help: ArgumentHelp("The manifest.json to sign.", valueName: "manifest"))
+    var manifest: String
+
+    @Option(name: .customLong("key"), parsing: .upToNextOption,
+            help: ArgumentHelp("Private key file (repeatable).", valueName: "keyfile"))
+    var keys: [String]
+
+    @OptionGroup var validity: SigningValidity
+
+    func validate() throws {
+        guard !keys.isEmpty else { throw ValidationError("give at least one --key") }
+    }
+
+    func run() throws {
+        let signed = try reportingErrors {
+            let signer = try validity.signer(keys: keys)
+            return try signer.resign(file: manifest)
+        }
+        print("\(manifest)  sequence \(signed.sequence ?? 0)  expires \(signed.expires?.formatted(.iso8601) ?? "-")")
+    }
+}
+
+/// `--expires-in`, shared by `pack` and `sign`.
+struct SigningValidity: ParsableArguments {
+    @Option(name: .customLong("expires-in"),
+            help: ArgumentHelp("Days until devices stop accepting the signed manifest (default 30).", valueName: "days"))
+    var expiresIn: Int = Int(ManifestSigner.defaultValidity / 86_400)
+
+    func validate() throws {
+        guard expiresIn >= 1 else { throw ValidationError("--expires-in must be at least 1 day") }
+    }
+
+    func signer(keys: [String]) throws -> ManifestSigner {
+        ManifestSigner(keys: try keys.map(SigningKey.init(file:)), validity: TimeInterval(expiresIn) * 86_400)
+    }
+}
