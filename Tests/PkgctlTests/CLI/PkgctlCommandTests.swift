@@ -36,7 +36,7 @@ import Testing
 
         let rollback = try PkgctlProcess.run(["rollback", "--root", root, "demo"])
         #expect(rollback.status == 0)
-        #expect(rollback.stdout == "demo: 1.1.0 -> 1.0.0\n")
+        #expect(rollback.stdout == "demo: 1.1.0 -> 1.0.0; 1.1.0 held (pkgctl unhold demo to allow it)\n")
         #expect(PackageStore(root: root).activeVersion(of: "demo") == "1.0.0")
         let noOlder = try PkgctlProcess.run(["rollback", "--root", root, "demo"])
         #expect(noOlder.status == 1)
