@@ -13,11 +13,13 @@ struct PkgctlProcess {
         return testBinary.deletingLastPathComponent().appendingPathComponent("pkgctl").path
     }()
 
-    /// Starts pkgctl with `arguments`; the caller waits or kills it.
-    static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
+    /// Starts pkgctl with `arguments`, through `launcher` (e.g. `["/usr/bin/faketime", "+40d"]`)
+    /// when given; the caller waits or kills it.
+    static func start(_ arguments: [String], environment: [String: String] = [:],
+                      launcher: [String] = []) throws -> (Process, Pipe, Pipe) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
+        process.executableURL = URL(fileURLWithPath: launcher.first ?? executable)
+        process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [executable] + arguments
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { $1 }
         process.environment = env
@@ -29,8 +31,8 @@ struct PkgctlProcess {
     }
 
     /// Runs pkgctl to completion.
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
-        let (process, out, err) = try start(arguments, environment: environment)
+    static func run(_ arguments: [String], environment: [String: String] = [:], launcher: [String] = []) throws -> Result {
+        let (process, out, err) = try start(arguments, environment: environment, launcher: launcher)
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
