@@ -35,25 +35,16 @@ public struct SigningKey: Sendable {
     /// Reads a private key file. Refuses a file that group or others can read
     /// (as ssh does), a public key, and anything but an Ed25519 PKCS#8 PEM.
     public init(file path: String) throws {
-        let document = try KeyFile.readPEM(path)
-        switch document.discriminator {
-        case "PRIVATE KEY":
-            break
-        case "PUBLIC KEY":
-            throw PkgError(.invalidKey, "\(path) is a public key; signing needs the private key (.key)")
-        default:
-            throw PkgError(.invalidKey, "\(path): '\(document.discriminator)' is not an Ed25519 private key")
-        }
+        let raw = try KeyFile.readRawKey(path, label: "PRIVATE KEY", derPrefix: Self.pkcs8Prefix,
+                                         kind: "private key (PKCS#8)", otherLabel: "PUBLIC KEY",
+                                         otherKindMessage: "is a public key; signing needs the private key (.key)")
         var info = stat()
         guard stat(path, &info) == 0 else { throw fileSystemError("stat", path) }
         if info.st_mode & 0o077 != 0 {
             throw PkgError(.invalidKey, String(format: "private key %@ is accessible by others (mode %o); run chmod 600 on it",
                                                path, info.st_mode & 0o777))
         }
-        guard document.derBytes.count == Self.pkcs8Prefix.count + 32,
-              document.derBytes.starts(with: Self.pkcs8Prefix),
-              let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: document.derBytes.dropFirst(Self.pkcs8Prefix.count))
-        else {
+        guard let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw) else {
             throw PkgError(.invalidKey, "\(path) is not an Ed25519 private key (PKCS#8)")
         }
         self.init(key: key)

@@ -10,21 +10,12 @@ struct TrustState: Codable, Sendable, Hashable {
     var expires: Date
 
     static func load(_ layout: StoreLayout) throws -> TrustState? {
-        guard let bytes = try FileSystem.read(layout.trustState) else { return nil }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        do {
-            return try decoder.decode(TrustState.self, from: Data(bytes))
-        } catch {
-            throw PkgError(.fileSystem, "trust state \(layout.trustState) is unreadable: \(error)")
-        }
+        try StateFile.load(TrustState.self, from: layout.trustState, what: "trust state")
     }
 
     func save(_ layout: StoreLayout) throws {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.sortedKeys]
-        try FileSystem.writeAtomically(try encoder.encode(self), to: layout.trustState)
+        try layout.prepare()
+        try StateFile.save(self, to: layout.trustState)
     }
 
     /// Accepts a verified manifest when its sequence is not below the stored one

@@ -25,19 +25,11 @@ public struct TrustedKey: Sendable, Hashable {
 
     /// Reads a public key file; refuses a private key and anything but an Ed25519 SPKI PEM.
     public init(file path: String) throws {
-        let document = try KeyFile.readPEM(path)
-        switch document.discriminator {
-        case "PUBLIC KEY":
-            break
-        case "PRIVATE KEY":
-            throw PkgError(.invalidKey, "\(path) is a private key; trust the public key (.pub) instead, and keep the private one off devices")
-        default:
-            throw PkgError(.invalidKey, "\(path): '\(document.discriminator)' is not an Ed25519 public key")
-        }
-        guard document.derBytes.count == Self.spkiPrefix.count + 32,
-              document.derBytes.starts(with: Self.spkiPrefix),
-              let key = try? Curve25519.Signing.PublicKey(rawRepresentation: document.derBytes.dropFirst(Self.spkiPrefix.count))
-        else {
+        let raw = try KeyFile.readRawKey(
+            path, label: "PUBLIC KEY", derPrefix: Self.spkiPrefix, kind: "public key (SubjectPublicKeyInfo)",
+            otherLabel: "PRIVATE KEY",
+            otherKindMessage: "is a private key; trust the public key (.pub) instead, and keep the private one off devices")
+        guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: raw) else {
             throw PkgError(.invalidKey, "\(path) is not an Ed25519 public key (SubjectPublicKeyInfo)")
         }
         self.init(key: key)

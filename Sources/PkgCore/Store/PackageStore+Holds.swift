@@ -27,18 +27,11 @@ extension PackageStore {
     }
 
     private func loadHolds() throws -> [String: [String]] {
-        guard let bytes = try FileSystem.read(layout.holds) else { return [:] }
-        do {
-            return try JSONDecoder().decode([String: [String]].self, from: Data(bytes))
-        } catch {
-            throw PkgError(.fileSystem, "holds \(layout.holds) are unreadable: \(error)")
-        }
+        try StateFile.load([String: [String]].self, from: layout.holds, what: "holds") ?? [:]
     }
 
     private func saveHolds(_ holds: [String: [String]]) throws {
         try layout.prepare()
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
-        try FileSystem.writeAtomically(try encoder.encode(holds), to: layout.holds)
+        try StateFile.save(holds, to: layout.holds)
     }
 }

@@ -18,23 +18,13 @@ extension PackageStore {
         let trial = ActivationTrial(name: name, version: version, previous: previous,
                                     confirmedBy: confirmedBy, startedAt: now)
         try layout.prepare()
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.sortedKeys]
-        try FileSystem.writeAtomically(try encoder.encode(trial), to: layout.trialFile(name))
+        try StateFile.save(trial, to: layout.trialFile(name))
         try activate(name, version: version)
     }
 
     /// The pending trial of `name`, if any.
     public func trial(of name: String) throws -> ActivationTrial? {
-        guard let bytes = try FileSystem.read(layout.trialFile(name)) else { return nil }
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        do {
-            return try decoder.decode(ActivationTrial.self, from: Data(bytes))
-        } catch {
-            throw PkgError(.fileSystem, "trial \(layout.trialFile(name)) is unreadable: \(error)")
-        }
+        try StateFile.load(ActivationTrial.self, from: layout.trialFile(name), what: "trial")
     }
 
     /// Every pending trial, by package name.

@@ -20,20 +20,10 @@ public struct VersionRecord: Codable, Sendable, Hashable {
     }
 
     static func load(from path: String) throws -> VersionRecord? {
-        guard let bytes = try FileSystem.read(path) else { return nil }
-        do {
-            let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .iso8601
-            return try decoder.decode(VersionRecord.self, from: Data(bytes))
-        } catch {
-            throw PkgError(.fileSystem, "version record \(path) is unreadable: \(error)")
-        }
+        try StateFile.load(VersionRecord.self, from: path, what: "version record")
     }
 
     func save(to path: String) throws {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        try FileSystem.writeAtomically(try encoder.encode(self), to: path)
+        try StateFile.save(self, to: path)
     }
 }
