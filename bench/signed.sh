@@ -52,23 +52,31 @@ signed=(update --quiet --manifest "$base/signed/manifest.json" --trusted-key "$w
 "$pkgctl" "${signed[@]}" --root "$work/store-signed"
 etag=$(curl -sI "$base/signed/manifest.json" | awk 'tolower($1)=="etag:" {print $2}' | tr -d '\r')
 
-echo "== check-304: manifest unchanged"
-hyperfine -N -w 3 -r "$runs" --export-markdown "$work/304.md" \
-  -n curl "curl -s -o /dev/null -H 'If-None-Match: $etag' $base/signed/manifest.json" \
-  -n unsigned "$pkgctl ${plain[*]} --root $work/store-plain" \
-  -n signed "$pkgctl ${signed[*]} --root $work/store-signed" | grep -E "±|faster|±" || true
-cat "$work/304.md"
+# hyperfine NAME... -- runs the named commands (name, command pairs) and prints medians and ratios to the first.
+compare() {
+  local title=$1 prepare=$2; shift 2
+  local args=(-N -w 3 -r "$runs" --export-json "$work/result.json")
+  [ -n "$prepare" ] && args+=(--prepare "$prepare")
+  while [ $# -gt 0 ]; do args+=(-n "$1" "$2"); shift 2; done
+  hyperfine "${args[@]}" >/dev/null
+  echo "== $title"
+  python3 - "$work/result.json" <<'PY'
+import json, sys
+results = json.load(open(sys.argv[1]))["results"]
+base = results[0]["median"]
+for r in results:
+    print(f"  {r['command']:<10} median {r['median'] * 1000:7.2f} ms   ratio to {results[0]['command']}: {r['median'] / base:.2f}x")
+PY
+}
 
-echo "== check-200: manifest fetched and verified every run, packages unchanged"
-hyperfine -N -w 3 -r "$runs" --export-markdown "$work/200.md" \
-  --prepare "rm -f $work/store-plain/state/manifest.json $work/store-signed/state/manifest.json" \
-  -n unsigned "$pkgctl ${plain[*]} --root $work/store-plain" \
-  -n signed "$pkgctl ${signed[*]} --root $work/store-signed" >/dev/null
-cat "$work/200.md"
-
-echo "== install: demo 1.0.0 into an empty store"
-hyperfine -N -w 2 -r "$runs" --export-markdown "$work/install.md" \
-  --prepare "rm -rf $work/fresh-plain $work/fresh-signed" \
-  -n unsigned "$pkgctl ${plain[*]} --root $work/fresh-plain" \
-  -n signed "$pkgctl ${signed[*]} --root $work/fresh-signed" >/dev/null
-cat "$work/install.md"
+compare "check-304: manifest unchanged (a 304 verifies nothing)" "" \
+  curl "curl -s -o /dev/null -H 'If-None-Match: $etag' $base/signed/manifest.json" \
+  unsigned "$pkgctl ${plain[*]} --root $work/store-plain" \
+  signed "$pkgctl ${signed[*]} --root $work/store-signed"
+compare "check-200: manifest fetched and verified every run, packages unchanged" \
+  "rm -f $work/store-plain/state/manifest.json $work/store-signed/state/manifest.json" \
+  unsigned "$pkgctl ${plain[*]} --root $work/store-plain" \
+  signed "$pkgctl ${signed[*]} --root $work/store-signed"
+compare "install: demo 1.0.0 into an empty store" "rm -rf $work/fresh-plain $work/fresh-signed" \
+  unsigned "$pkgctl ${plain[*]} --root $work/fresh-plain" \
+  signed "$pkgctl ${signed[*]} --root $work/fresh-signed"

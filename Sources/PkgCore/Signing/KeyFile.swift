@@ -1,4 +1,7 @@
 import SwiftASN1
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Reading the PEM files keys live in.
 enum KeyFile {
@@ -22,10 +25,13 @@ enum KeyFile {
 
     /// The PEM document in `path`, or a one-line error naming the file.
     private static func readPEM(_ path: String) throws -> PEMDocument {
-        guard let bytes = try FileSystem.read(path) else {
-            throw PkgError(.invalidKey, "key file \(path) does not exist")
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            if errno == ENOENT { throw PkgError(.invalidKey, "key file \(path) does not exist") }
+            throw fileSystemError("stat", path)
         }
-        guard bytes.count <= maxBytes, let text = String(validating: bytes, as: UTF8.self) else {
+        guard info.st_mode & S_IFMT == S_IFREG, info.st_size <= maxBytes, let bytes = try FileSystem.read(path),
+              let text = String(validating: bytes, as: UTF8.self) else {
             throw PkgError(.invalidKey, "\(path) is not a PEM key file")
         }
         do {

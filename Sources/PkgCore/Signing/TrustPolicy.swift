@@ -2,7 +2,8 @@ import Crypto
 import Foundation
 
 /// Which manifests a device accepts. With no trusted keys every well-formed
-/// manifest is used as it comes (unauthenticated, as with schema v1). With at
+/// manifest is used as it comes (unauthenticated, as with schema v1), unless
+/// the store has accepted a signed one before (then ``Updater`` refuses). With at
 /// least one, a manifest is used only when it is a DSSE envelope of payload
 /// type `application/vnd.pkgctl.manifest+json`, signed by a trusted key, and
 /// not expired; ``TrustState`` adds the sequence floor.

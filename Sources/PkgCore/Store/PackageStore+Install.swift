@@ -11,10 +11,12 @@ extension PackageStore {
     /// the rename leaves nothing of it; the version is either wholly installed
     /// or absent. Does not activate it (see ``activate(_:version:)``).
     ///
-    /// With `replacing`, an installed directory of the same version (a bundle
-    /// the origin re-published) stays until the new one is wholly extracted,
-    /// then the two are exchanged in one `renameat2(RENAME_EXCHANGE)`, so even
-    /// an active version keeps serving whole throughout.
+    /// With `replacing`, an installed, inactive directory of the same version
+    /// (a bundle the origin re-published) stays until the new one is wholly
+    /// extracted, then the two are exchanged in one `renameat2(RENAME_EXCHANGE)`
+    /// (discard and rename where the filesystem cannot exchange), so a failed
+    /// download never loses a rollback target. The active version is never
+    /// replaced: a resolver serving it holds its directory open.
     public func install(_ entry: ManifestEntry, archive: String, limits: ExtractionLimits = ExtractionLimits(),
                         workers: Int = 2, replacing: Bool = false) throws -> VersionRecord {
         try install(entry, archive: archive, limits: limits, workers: workers, checkSpace: true, replacing: replacing)
@@ -26,8 +28,9 @@ extension PackageStore {
         let label = "\(entry.name) \(entry.version)"
         let destination = layout.versionDirectory(entry.name, entry.version)
         let replaces = FileSystem.exists(destination)
-        if replaces, !replacing {
-            throw PkgError(.invalidArgument, "\(label) is already installed at \(destination)")
+        if replaces, !replacing || activeVersion(of: entry.name) == entry.version {
+            throw PkgError(.invalidArgument, "\(label) is already installed at \(destination)"
+                           + (replacing ? " and active; an active version is not replaced in place" : ""))
         }
         let extractor = BundleExtractor(archivePath: archive, label: label, limits: limits)
         let contents = try extractor.inspect()
@@ -44,7 +47,7 @@ extension PackageStore {
                 // Exchange first, record second: a crash between them leaves the new
                 // files under the old record, whose hash differs from the manifest's,
                 // so the next update installs the bundle again.
-                if pkg_exchange(staging, destination) != 0 { throw fileSystemError("exchange \(staging) with", destination) }
+                try exchange(staging, destination)
                 try record.save(to: recordFile)
                 try FileSystem.syncDirectory(layout.packageDirectory(entry.name))
                 try FileSystem.removeTree(staging)
@@ -65,6 +68,16 @@ extension PackageStore {
             }
             throw error
         }
+    }
+
+    /// Swaps two directories in one step; where the filesystem cannot (EINVAL:
+    /// vfat, some network filesystems) the old one is discarded first, leaving
+    /// a moment without it.
+    private func exchange(_ staging: String, _ destination: String) throws {
+        if pkg_exchange(staging, destination) == 0 { return }
+        guard errno == EINVAL || errno == ENOSYS else { throw fileSystemError("exchange \(staging) with", destination) }
+        try discardTree(destination)
+        if rename(staging, destination) != 0 { throw fileSystemError("rename \(staging) to", destination) }
     }
 
     /// Makes `version` the one served, by replacing the `current` symlink atomically.

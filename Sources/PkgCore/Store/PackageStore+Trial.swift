@@ -45,17 +45,20 @@ extension PackageStore {
         return true
     }
 
-    /// Ends a trial by switching back to its previous version (or to none) and
-    /// holding the tried version; when the tried version never became active
-    /// (a crash before the switch) the trial is only dropped. Returns whether
-    /// it switched back. Expects the store lock.
+    /// Ends a trial by switching back to its previous (last confirmed) version,
+    /// or to none, and holding the unconfirmed version that was active. When
+    /// the previous version is still active (a crash before the switch) the
+    /// trial is only dropped. Returns whether it switched back. Expects the store lock.
     @discardableResult
     public func revert(_ trial: ActivationTrial) throws -> Bool {
-        guard activeVersion(of: trial.name) == trial.version else {
+        let active = activeVersion(of: trial.name)
+        guard active != trial.previous else {
             try removeTrial(trial.name)
             return false
         }
-        try hold(trial.name, version: trial.version)
+        // Usually the tried version; an earlier trial's version when a crash came between
+        // writing this trial and switching to it. Neither was confirmed.
+        if let active { try hold(trial.name, version: active) }
         if let previous = trial.previous, try record(of: trial.name, version: previous) != nil {
             try activate(trial.name, version: previous)
         } else {

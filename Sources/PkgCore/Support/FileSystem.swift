@@ -103,7 +103,8 @@ enum FileSystem {
         guard fd >= 0 else { throw fileSystemError("create", path) }
         do {
             try writeAll(bytes, to: fd, path: path)
-            if fchmod(fd, mode) != 0 || fsync(fd) != 0 { throw fileSystemError("fsync", path) }
+            if fchmod(fd, mode) != 0 { throw fileSystemError("chmod", path) }
+            if fsync(fd) != 0 { throw fileSystemError("fsync", path) }
             close(fd)
         } catch {
             close(fd)

@@ -11,6 +11,8 @@ enum StateFile {
         decoder.dateDecodingStrategy = .iso8601
         do {
             return try decoder.decode(type, from: Data(bytes))
+        } catch let error as DecodingError {
+            throw PkgError(.fileSystem, "\(what) \(path) is unreadable: \(error.oneLineDescription)")
         } catch {
             throw PkgError(.fileSystem, "\(what) \(path) is unreadable: \(error)")
         }

@@ -26,13 +26,18 @@ public struct HealthCheck: Sendable, Hashable {
         environment["PKGCTL_VERSION"] = version
         environment["PKGCTL_PATH"] = path
         let pid = try spawn(environment: environment)
-        let deadline = Date().addingTimeInterval(timeout)
+        // Monotonic: a wall clock set by NTP mid-check must not stretch or cut the timeout.
+        let deadline = ContinuousClock.now + .milliseconds(Int64(timeout * 1000))
         var status: Int32 = 0
         while true {
             let waited = waitpid(pid, &status, WNOHANG)
             if waited == pid { break }
-            if waited < 0, errno != EINTR { throw PkgError(.healthCheckFailed, "waitpid for the health check failed") }
-            if Date() >= deadline {
+            if waited < 0, errno != EINTR {
+                let reason = String(cString: strerror(errno))
+                kill(-pid, SIGKILL)
+                throw PkgError(.healthCheckFailed, "cannot wait for the health check: \(reason)")
+            }
+            if ContinuousClock.now >= deadline {
                 kill(-pid, SIGKILL)
                 while waitpid(pid, &status, 0) < 0, errno == EINTR {}
                 return "health check timed out after \(Self.seconds(timeout))"
@@ -46,7 +51,8 @@ public struct HealthCheck: Sendable, Hashable {
     }
 
     /// Starts `/bin/sh -c command` in a process group of its own (so a timeout
-    /// kills everything it started), stdout redirected to stderr.
+    /// kills everything it started), stdin from /dev/null (a background group
+    /// reading a terminal would be stopped), stdout redirected to stderr.
     private func spawn(environment: [String: String]) throws -> pid_t {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -56,6 +62,7 @@ public struct HealthCheck: Sendable, Hashable {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO)
 
         let arguments: [UnsafeMutablePointer<CChar>?] = [String]

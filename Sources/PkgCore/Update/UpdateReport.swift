@@ -14,8 +14,7 @@ public struct UpdateReport: Sendable, Hashable, Codable {
         case upgraded
         /// A lower version than the active one.
         case downgraded
-        /// The same version with a different bundle, or the same version written
-        /// differently ("1.0" for "1.0.0"): reinstalled.
+        /// The same version written differently ("1.0" for "1.0.0"): installed and switched to.
         case republished
         /// Already active.
         case unchanged
@@ -38,7 +37,7 @@ public struct UpdateReport: Sendable, Hashable, Codable {
         public var to: String
         /// What the run did to it.
         public var action: Action
-        /// The one-line error when `action` is `.failed`.
+        /// The one-line error when `action` is `.failed` or `.rolledBack`.
         public var error: String?
     }
 

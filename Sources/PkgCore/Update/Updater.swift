@@ -50,10 +50,11 @@ public struct Updater: Sendable {
     }
 
     /// Runs the update under the store's lock (waiting for it, after calling
-    /// `onWait`, when `wait` is true). First reverts health-check trials a killed
-    /// run left. Throws when the manifest cannot be fetched, parsed or trusted
-    /// (then nothing is downloaded or changed), or the lock cannot be had;
-    /// package failures are in the report.
+    /// `onWait`, when `wait` is true). First finishes what a killed run left:
+    /// staging debris, and health-check trials, which are reverted. Throws when
+    /// the manifest cannot be fetched, parsed or trusted (then no package is
+    /// downloaded or changed), or the lock cannot be had; package failures are
+    /// in the report.
     public func run(wait: Bool = true, onWait: (String) -> Void = { _ in },
                     progress: @escaping @Sendable (UpdateEvent) -> Void = { _ in }) throws -> UpdateReport {
         guard keep >= 1 else { throw PkgError(.invalidArgument, "--keep must be at least 1 (got \(keep))") }
@@ -70,6 +71,11 @@ public struct Updater: Sendable {
         let opened = try trust.open(body, source: manifestURL, now: clock())
         if trust.requiresSignature {
             try TrustState.accept(opened, source: manifestURL, layout: store.layout)
+        } else if FileSystem.exists(store.layout.trustState) {
+            // A run that lost its --trusted-key (a cron line, a script) must not quietly stop verifying.
+            throw PkgError(.untrustedManifest,
+                           "store \(store.layout.root) has accepted signed manifests; pass --trusted-key "
+                           + "(to stop verifying, remove \(store.layout.trustState))")
         }
 
         var outcomes: [UpdateReport.PackageOutcome] = []
@@ -107,8 +113,14 @@ public struct Updater: Sendable {
         var outcome = UpdateReport.PackageOutcome(name: entry.name, from: active, to: entry.version, action: .unchanged)
         do {
             let installed = try store.record(of: entry.name, version: entry.version)
-            if active == entry.version, installed?.entry.sha256 == entry.sha256 { return outcome }
-            if active != entry.version, try store.heldVersions(of: entry.name).contains(entry.version) {
+            if active == entry.version {
+                guard let installed, installed.entry.sha256 != entry.sha256 else { return outcome }
+                throw PkgError(.invalidArgument,
+                               "re-published with another bundle (sha256 \(entry.sha256.prefix(12))…, installed "
+                               + "\(installed.entry.sha256.prefix(12))…); the active version is kept, not replaced "
+                               + "in place: publish the change as a new version")
+            }
+            if try store.heldVersions(of: entry.name).contains(entry.version) {
                 outcome.action = .held
                 return outcome
             }
@@ -116,9 +128,7 @@ public struct Updater: Sendable {
             if installed?.entry.sha256 != entry.sha256 {
                 try download(entry, downloader: downloader, progress: progress)
             }
-            if active != entry.version {
-                try activate(entry)
-            }
+            try activate(entry)
         } catch {
             let label = "\(entry.name) \(entry.version)"
             let message = "\(error)"
@@ -130,7 +140,7 @@ public struct Updater: Sendable {
 
     private func action(from active: String?, to version: String) -> UpdateReport.Action {
         guard let active else { return .installed }
-        if active == version || PackageVersion(version) == PackageVersion(active) { return .republished }
+        if PackageVersion(version) == PackageVersion(active) { return .republished }
         return PackageVersion(version) < PackageVersion(active) ? .downgraded : .upgraded
     }
 
@@ -169,8 +179,8 @@ public struct Updater: Sendable {
     }
 
     /// Downloads, verifies and installs one version (not yet active). An
-    /// installed directory of the same version (re-published) is replaced only
-    /// once the new one is wholly extracted.
+    /// installed, inactive directory of the same version (re-published) is
+    /// replaced only once the new one is wholly extracted.
     private func download(_ entry: ManifestEntry, downloader: Downloader,
                           progress: @escaping @Sendable (UpdateEvent) -> Void) throws {
         let url = try entry.resolvedURL(relativeTo: manifestURL)

@@ -118,6 +118,21 @@ import Testing
         #expect(store.activeVersion(of: "demo") == "1.1.0")
     }
 
+    @Test func aStoreThatAcceptedSignedManifestsRefusesToStopVerifyingQuietly() throws {
+        try fixtures.makeKey("release")
+        try SigningFixtures.publishDemo("1.0.0", into: originRoot, signer: try fixtures.signer("release"))
+        let url = "file://" + originRoot + "/manifest.json"
+        #expect(try updater(url, trust: try fixtures.policy("release")).run().succeeded)
+        try FileManager.default.removeItem(atPath: originRoot + "/manifest.json")
+        try BundleFixtures.publishDemo(["1.1.0"], into: originRoot)
+        let error = #expect(throws: PkgError.self) { try updater(url, trust: TrustPolicy()).run() }
+        #expect(error?.message.contains("has accepted signed manifests; pass --trusted-key") == true)
+        #expect(store.activeVersion(of: "demo") == "1.0.0")
+        try FileManager.default.removeItem(atPath: store.layout.trustState)
+        #expect(try updater(url, trust: TrustPolicy()).run().succeeded, "the documented way out")
+        #expect(store.activeVersion(of: "demo") == "1.1.0")
+    }
+
     @Test func packAndSignRaiseTheSequenceAndPackKeepsASignedManifestSigned() throws {
         try fixtures.makeKey("release")
         let signer = try fixtures.signer("release")

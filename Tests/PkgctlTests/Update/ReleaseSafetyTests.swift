@@ -162,6 +162,33 @@ import Testing
         #expect(store.activeVersion(of: "demo") == "1.1.0")
     }
 
+    @Test func aCrashBetweenTwoTrialsGoesBackToTheLastConfirmedVersion() throws {
+        try installBoth()   // 1.1.0 active, confirmed
+        try Publisher(outputDirectory: originRoot).publish(
+            source: BundleFixtures.demoSource("1.0.0"), name: "demo", version: "1.2.0", routes: ["www.example.com/app"])
+        #expect(try updater(activation: .awaitingConfirmation).run().succeeded)   // 1.2.0 on trial
+        // The next trial (1.3.0) was written, then the process died before switching to it.
+        var next = try #require(try store.trial(of: "demo"))
+        next.version = "1.3.0"
+        try StateFile.save(next, to: store.layout.trialFile("demo"))
+        let reverted = try locked { try store.revertUnconfirmedTrials() }
+        #expect(reverted.count == 1)
+        #expect(store.activeVersion(of: "demo") == "1.1.0", "1.2.0 was never confirmed")
+        #expect(try store.heldVersions(of: "demo") == ["1.2.0"])
+        #expect(try store.trial(of: "demo") == nil)
+    }
+
+    @Test func aCrashBeforeTheFirstSwitchDropsTheTrialOnly() throws {
+        try installBoth()
+        let trial = ActivationTrial(name: "demo", version: "1.0.0", previous: "1.1.0", confirmedBy: .healthCheck,
+                                    startedAt: Date())
+        try StateFile.save(trial, to: store.layout.trialFile("demo"))
+        #expect(try locked { try store.revertUnconfirmedTrials() }.isEmpty)
+        #expect(store.activeVersion(of: "demo") == "1.1.0")
+        #expect(try store.heldVersions(of: "demo").isEmpty)
+        #expect(try store.trial(of: "demo") == nil)
+    }
+
     @Test func gcKeepsTheVersionATrialWouldGoBackTo() throws {
         try installBoth()
         try Publisher(outputDirectory: originRoot).publish(
@@ -198,18 +225,22 @@ import Testing
         #expect(try FileSystem.contents(of: store.layout.staging).isEmpty)
     }
 
-    @Test func aRepublishedActiveVersionIsReinstalledAndReported() throws {
+    @Test func aRepublishedActiveVersionIsReportedAndKeptServing() throws {
         try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)
         #expect(try updater().run().succeeded)
+        let installed = try #require(try store.record(of: "demo", version: "1.0.0"))
         try Publisher(outputDirectory: originRoot).publish(
             source: BundleFixtures.demoSource("1.1.0"), name: "demo", version: "1.0.0", routes: ["www.example.com/app"])
         let report = try updater().run()
-        #expect(report.packages.map(\.action) == [.republished])
-        #expect(store.activeVersion(of: "demo") == "1.0.0")
+        let outcome = try #require(report.packages.first)
+        #expect(outcome.action == .failed)
+        #expect(outcome.error?.hasPrefix("demo 1.0.0: re-published with another bundle (sha256 ") == true)
+        #expect(outcome.error?.hasSuffix("the active version is kept, not replaced in place: publish the change as a new version") == true)
+        #expect(try store.record(of: "demo", version: "1.0.0") == installed)
         let served = store.layout.versionDirectory("demo", "1.0.0") + "/index.html"
-        #expect(FileManager.default.contentsEqual(atPath: served, andPath: BundleFixtures.demoSource("1.1.0") + "/index.html"))
+        #expect(FileManager.default.contentsEqual(atPath: served, andPath: BundleFixtures.demoSource("1.0.0") + "/index.html"))
         #expect(try store.verify("demo").allSatisfy(\.isIntact))
-        #expect(try updater().run().packages.map(\.action) == [.unchanged])
+        #expect(try FileSystem.contents(of: store.layout.staging).isEmpty)
     }
 
     @Test func theSameVersionWrittenDifferentlyIsNotAnUpgrade() throws {
