@@ -22,17 +22,16 @@ struct PackCommand: ParsableCommand {
     @Option(name: .customLong("route"), help: ArgumentHelp("HOST[/PATH] the package serves (repeatable).", valueName: "route"))
     var routes: [String] = []
 
-    @Option(name: .customLong("sign"),
-            help: ArgumentHelp("Private key to sign manifest.json with (repeatable).", valueName: "keyfile"))
-    var signingKeys: [String] = []
+    @Option(help: ArgumentHelp("Publish to this percentage of devices only; the others keep the version named before.",
+                               valueName: "percent"))
+    var rollout: Double?
 
-    @OptionGroup var validity: SigningValidity
+    @OptionGroup var signing: SigningOptions
 
     func run() throws {
         let entry = try reportingErrors {
-            let signer = signingKeys.isEmpty ? nil : try validity.signer(keys: signingKeys)
-            return try Publisher(outputDirectory: out).publish(source: source, name: name, version: version,
-                                                               routes: routes, signer: signer)
+            try Publisher(outputDirectory: out).publish(source: source, name: name, version: version, routes: routes,
+                                                        rolloutPercent: rollout, signer: try signing.signer())
         }
         print("\(out)/\(entry.url)  \(entry.size) bytes  sha256 \(entry.sha256)")
     }

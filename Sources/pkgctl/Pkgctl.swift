@@ -8,7 +8,7 @@ struct Pkgctl: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             UpdateCommand.self, StatusCommand.self, RollbackCommand.self, UnholdCommand.self,
-            GCCommand.self, VerifyCommand.self, PackCommand.self, SignCommand.self, KeygenCommand.self,
+            GCCommand.self, VerifyCommand.self, PackCommand.self, RolloutCommand.self, RevokeCommand.self, SignCommand.self, KeygenCommand.self,
             ResolveCommand.self, ServeCommand.self,
         ]
     )

@@ -33,7 +33,22 @@ struct SignCommand: ParsableCommand {
     }
 }
 
-/// `--expires-in`, shared by `pack` and `sign`.
+/// `--sign` and `--expires-in`, shared by the commands that change a published manifest.
+struct SigningOptions: ParsableArguments {
+    @Option(name: .customLong("sign"),
+            help: ArgumentHelp("Private key to sign manifest.json with (repeatable); needed when it is signed.",
+                               valueName: "keyfile"))
+    var keys: [String] = []
+
+    @OptionGroup var validity: SigningValidity
+
+    /// The signer for `--sign`, nil without it.
+    func signer() throws -> ManifestSigner? {
+        keys.isEmpty ? nil : try validity.signer(keys: keys)
+    }
+}
+
+/// `--expires-in`, shared by `sign` and ``SigningOptions``.
 struct SigningValidity: ParsableArguments {
     @Option(name: .customLong("expires-in"),
             help: ArgumentHelp("Days until devices stop accepting the signed manifest (default 30).", valueName: "days"))

@@ -33,6 +33,14 @@ struct UpdateCommand: ParsableCommand {
     @Option(name: .customLong("health-timeout"), help: ArgumentHelp("Seconds the health check may run.", valueName: "seconds"))
     var healthTimeout: Double = 30
 
+    @Option(name: .customLong("device-id"), help: ArgumentHelp(
+        "This device's id for staged rollouts (default: a random id made once and kept in the store).", valueName: "id"))
+    var deviceID: String?
+
+    @Option(help: ArgumentHelp("Wait a random 0 to SECONDS before the check, so a fleet does not poll in step.",
+                               valueName: "seconds"))
+    var jitter: Double = 0
+
     @Option(help: "Installed versions to keep per package (the active one always stays).")
     var keep: Int = 2
 
@@ -69,6 +77,10 @@ struct UpdateCommand: ParsableCommand {
         guard connectTimeout >= 1, stallTimeout >= 1 else { throw ValidationError("timeouts must be at least 1 second") }
         guard maxEntries >= 1, maxSize >= 1, maxRatio >= 1 else { throw ValidationError("limits must be positive") }
         guard healthTimeout > 0 else { throw ValidationError("--health-timeout must be positive") }
+        guard (0...86_400).contains(jitter) else { throw ValidationError("--jitter must be 0 to 86400 seconds") }
+        if let deviceID, deviceID.isEmpty || deviceID.utf8.count > 256 {
+            throw ValidationError("--device-id must be 1 to 256 bytes")
+        }
     }
 
     func run() throws {
@@ -81,7 +93,8 @@ struct UpdateCommand: ParsableCommand {
                                      maxCompressionRatio: maxRatio),
             keep: keep,
             trust: TrustPolicy(trustedKeys: keys),
-            activation: healthCheck.map { .healthCheck(HealthCheck(command: $0, timeout: healthTimeout)) } ?? .immediate)
+            activation: healthCheck.map { .healthCheck(HealthCheck(command: $0, timeout: healthTimeout)) } ?? .immediate,
+            deviceID: deviceID, jitter: jitter)
         let bar = (quiet || json || !Output.stderrIsTerminal) ? nil : ProgressBar()
         let report = try reportingErrors {
             try updater.run(
@@ -116,6 +129,10 @@ struct UpdateCommand: ParsableCommand {
             case .held:
                 print("\(outcome.name): \(outcome.to) is held back; \(outcome.from ?? "no version") stays active "
                       + "(pkgctl unhold \(outcome.name) allows it)")
+            case .staged:
+                print("\(outcome.name): \(outcome.to) is rolling out; this device is not included yet")
+            case .revoked:
+                print("\(outcome.name): \(outcome.from ?? "-") was revoked; switched back to \(outcome.to)")
             case .failed, .rolledBack: break
             }
         }

@@ -14,18 +14,29 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
     public var size: UInt64
     /// Hosts with optional path prefixes the package serves, e.g. `www.example.com/app`.
     public var routes: [String]
+    /// A staged rollout of ``version``; nil: every device installs it.
+    public var rollout: Rollout?
+    /// Withdrawn versions: never installed, and a device running one switches back.
+    public var revoked: [String]
 
     /// An entry; call ``validate(source:)`` before trusting it.
-    public init(name: String, version: String, url: String, sha256: String, size: UInt64, routes: [String] = []) {
+    public init(name: String, version: String, url: String, sha256: String, size: UInt64, routes: [String] = [],
+                rollout: Rollout? = nil, revoked: [String] = []) {
         self.name = name
         self.version = version
         self.url = url
         self.sha256 = sha256
         self.size = size
         self.routes = routes
+        self.rollout = rollout
+        self.revoked = revoked
     }
 
-    /// Decodes an entry; `routes` may be absent and `size` must not be negative.
+    enum CodingKeys: String, CodingKey {
+        case name, version, url, sha256, size, routes, rollout, revoked
+    }
+
+    /// Decodes an entry; `routes`, `rollout` and `revoked` may be absent and `size` must not be negative.
     public init(from decoder: Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         name = try container.decode(String.self, forKey: .name)
@@ -40,16 +51,31 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         }
         self.size = UInt64(size)
         routes = try container.decodeIfPresent([String].self, forKey: .routes) ?? []
+        rollout = try container.decodeIfPresent(Rollout.self, forKey: .rollout)
+        revoked = try container.decodeIfPresent([String].self, forKey: .revoked) ?? []
+    }
+
+    /// Encodes the entry, leaving out an absent rollout and an empty revocation list.
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encode(version, forKey: .version)
+        try container.encode(url, forKey: .url)
+        try container.encode(sha256, forKey: .sha256)
+        try container.encode(size, forKey: .size)
+        try container.encode(routes, forKey: .routes)
+        try container.encodeIfPresent(rollout, forKey: .rollout)
+        if !revoked.isEmpty { try container.encode(revoked, forKey: .revoked) }
     }
 
     /// Checks that name and version are safe directory names and the hash is SHA-256 hex.
     public func validate(source: String) throws {
         func fail(_ reason: String) -> PkgError {
-            PkgError(.malformedManifest, "manifest \(source): package '\(name)': \(reason)")
+            PkgError(.malformedManifest, "manifest \(source): package '\(name.escapedForMessage)': \(reason)")
         }
         guard Self.isSafeComponent(name) else { throw fail("name must be 1-128 of [A-Za-z0-9._+-], not starting with '.'") }
         guard Self.isSafeComponent(version) else {
-            throw fail("version '\(version)' must be 1-128 of [A-Za-z0-9._+-], not starting with '.'")
+            throw fail("version '\(version.escapedForMessage)' must be 1-128 of [A-Za-z0-9._+-], not starting with '.'")
         }
         guard version != "current" else { throw fail("version 'current' is reserved") }
         guard sha256.count == 64, sha256.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else {
@@ -57,8 +83,12 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         }
         guard !url.isEmpty else { throw fail("url is empty") }
         for route in routes where route.isEmpty || route.hasPrefix("/") || route.contains("://") {
-            throw fail("route '\(route)' must be HOST or HOST/PATH without a scheme")
+            throw fail("route '\(route.escapedForMessage)' must be HOST or HOST/PATH without a scheme")
         }
+        for version in revoked where !Self.isSafeComponent(version) {
+            throw fail("revoked version '\(version.escapedForMessage)' must be 1-128 of [A-Za-z0-9._+-]")
+        }
+        try rollout?.validate(source: source, package: name)
     }
 
     /// The zip's absolute URL: `url` resolved against the manifest's URL.

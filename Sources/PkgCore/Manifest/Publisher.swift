@@ -12,32 +12,116 @@ public struct Publisher: Sendable {
     }
 
     /// Packs `source` deterministically and records it in the manifest, signed
-    /// by `signer` when given; returns the new entry.
+    /// by `signer` when given; returns the new entry. With `rolloutPercent`
+    /// below 100 only that share of devices installs it (a new salt); the
+    /// others keep the version the manifest named before. Revocations of the
+    /// package carry over.
     @discardableResult
     public func publish(source: String, name: String, version: String, routes: [String] = [],
-                        signer: ManifestSigner? = nil) throws -> ManifestEntry {
+                        rolloutPercent: Double? = nil, signer: ManifestSigner? = nil) throws -> ManifestEntry {
         try FileSystem.makeDirectories(outputDirectory)
-        let manifestPath = outputDirectory + "/manifest.json"
-        let existing = try PublishedManifest.read(manifestPath)
-        if existing?.isSigned == true, signer == nil {
-            throw PkgError(.invalidArgument, "manifest \(manifestPath) is signed; pass --sign KEYFILE to keep it signed")
-        }
-        var manifest = existing?.manifest ?? Manifest()
+        var manifest = try readManifest(signer: signer)
+        let previous = manifest.packages.first { $0.name == name }
 
         let fileName = "\(name)-\(version).zip"
         let placeholder = ManifestEntry(name: name, version: version, url: fileName,
                                         sha256: String(repeating: "0", count: 64), size: 0, routes: routes)
         try placeholder.validate(source: manifestPath)
+        if let rolloutPercent, !(0...100).contains(rolloutPercent) {
+            throw PkgError(.invalidArgument, "--rollout must be 0 to 100 (got \(rolloutPercent))")
+        }
+        if previous?.revoked.contains(version) == true {
+            throw PkgError(.invalidArgument, "\(name) \(version) is revoked; publish another version")
+        }
 
         let zipPath = outputDirectory + "/" + fileName
         try BundlePacker.pack(directory: source, to: zipPath)
         let digest = try FileHasher.hash(file: zipPath)
-        let entry = ManifestEntry(name: name, version: version, url: fileName,
-                                  sha256: digest.sha256, size: digest.size, routes: routes)
-        manifest.packages.removeAll { $0.name == name }
+        var entry = ManifestEntry(name: name, version: version, url: fileName,
+                                  sha256: digest.sha256, size: digest.size, routes: routes,
+                                  revoked: previous?.revoked ?? [])
+        if let rolloutPercent, rolloutPercent < 100 {
+            let before = previous.flatMap { $0.version == version ? $0.rollout?.previous : Release($0) }
+            entry.rollout = Rollout(percent: rolloutPercent, salt: Rollout.makeSalt(), previous: before)
+        }
+        try replace(entry, in: &manifest, signer: signer)
+        return entry
+    }
+
+    /// Changes the rollout percentage of `name`'s newest version; at 100 every
+    /// device installs it. A lower percentage is refused unless `force`: devices
+    /// that already installed the version keep it either way.
+    @discardableResult
+    public func setRollout(name: String, percent: Double, force: Bool = false,
+                           signer: ManifestSigner? = nil) throws -> ManifestEntry {
+        guard (0...100).contains(percent) else { throw PkgError(.invalidArgument, "percent must be 0 to 100 (got \(percent))") }
+        var manifest = try readManifest(signer: signer)
+        var entry = try package(name, in: manifest)
+        let current = entry.rollout?.percent ?? 100
+        if percent < current, !force {
+            throw PkgError(.invalidArgument, "\(name) \(entry.version) is rolled out to \(Self.format(current)) %; "
+                           + "lowering it to \(Self.format(percent)) % needs --force")
+        }
+        if percent >= 100 {
+            entry.rollout = nil
+        } else if entry.rollout != nil {
+            entry.rollout?.percent = percent
+        } else {
+            entry.rollout = Rollout(percent: percent, salt: Rollout.makeSalt(), previous: nil)
+        }
+        try replace(entry, in: &manifest, signer: signer)
+        return entry
+    }
+
+    /// Withdraws `version` of `name`: devices never install it again, and one
+    /// running it switches back to its newest retained version that is not
+    /// revoked. When it is the version the manifest names, the entry goes back to
+    /// the version named before it (from its rollout), if there is one.
+    @discardableResult
+    public func revoke(name: String, version: String, signer: ManifestSigner? = nil) throws -> ManifestEntry {
+        var manifest = try readManifest(signer: signer)
+        var entry = try package(name, in: manifest)
+        guard ManifestEntry.isSafeComponent(version) else {
+            throw PkgError(.invalidArgument, "version '\(version.escapedForMessage)' is not a valid version")
+        }
+        let revoked = entry.revoked.contains(version) ? entry.revoked : entry.revoked + [version]
+        if entry.version == version, let previous = entry.rollout?.previous {
+            entry = previous.entry(name: name)
+        } else if entry.rollout?.previous?.version == version {
+            entry.rollout?.previous = nil
+        }
+        entry.revoked = revoked
+        try replace(entry, in: &manifest, signer: signer)
+        return entry
+    }
+
+    private var manifestPath: String { outputDirectory + "/manifest.json" }
+
+    /// The manifest to change; a signed one needs a signer, so it stays signed.
+    private func readManifest(signer: ManifestSigner?) throws -> Manifest {
+        let existing = try PublishedManifest.read(manifestPath)
+        if existing?.isSigned == true, signer == nil {
+            throw PkgError(.invalidArgument, "manifest \(manifestPath) is signed; pass --sign KEYFILE to keep it signed")
+        }
+        return existing?.manifest ?? Manifest()
+    }
+
+    private func package(_ name: String, in manifest: Manifest) throws -> ManifestEntry {
+        guard let entry = manifest.packages.first(where: { $0.name == name }) else {
+            throw PkgError(.invalidArgument, "manifest \(manifestPath) has no package '\(name.escapedForMessage)'")
+        }
+        return entry
+    }
+
+    private func replace(_ entry: ManifestEntry, in manifest: inout Manifest, signer: ManifestSigner?) throws {
+        try entry.validate(source: manifestPath)
+        manifest.packages.removeAll { $0.name == entry.name }
         manifest.packages.append(entry)
         manifest.packages.sort { $0.name < $1.name }
         try PublishedManifest.write(manifest, to: manifestPath, signer: signer)
-        return entry
+    }
+
+    private static func format(_ percent: Double) -> String {
+        percent == percent.rounded() ? "\(Int(percent))" : "\(percent)"
     }
 }

@@ -11,6 +11,7 @@ import Foundation
 /// ROOT/state/trust.json               sequence and expiry of the newest signed manifest accepted
 /// ROOT/state/holds.json               versions held back by rollback or a failed health check
 /// ROOT/state/trials/NAME.json         a version activated on trial, until confirmed
+/// ROOT/state/device-id                this device's id for staged rollouts
 /// ROOT/state/packages/NAME/VERSION.json   record and file index of a version
 /// ROOT/lock                           flock(2) held while the store changes
 /// ```
@@ -48,6 +49,8 @@ public struct StoreLayout: Sendable, Hashable {
     public var trustState: String { state + "/trust.json" }
     /// `ROOT/state/holds.json`: held versions by package.
     public var holds: String { state + "/holds.json" }
+    /// `ROOT/state/device-id`: this device's id for staged rollouts.
+    public var deviceID: String { state + "/device-id" }
     /// `ROOT/state/trials`: one file per package with a version on trial.
     public var trials: String { state + "/trials" }
     /// `ROOT/state/trials/NAME.json`.

@@ -23,6 +23,12 @@ public struct UpdateReport: Sendable, Hashable, Codable {
         case held
         /// Switched in, failed its health check, switched back and held.
         case rolledBack
+        /// A staged rollout that does not include this device yet, with no
+        /// earlier version to install meanwhile; the active version stays.
+        case staged
+        /// The active version was revoked; switched back to `to`, the newest
+        /// retained version that is not.
+        case revoked
         /// Not installed; the active version stays.
         case failed
     }
@@ -33,7 +39,8 @@ public struct UpdateReport: Sendable, Hashable, Codable {
         public var name: String
         /// The version active before the run, if any.
         public var from: String?
-        /// The manifest's version.
+        /// The version the device should run: the manifest's, the one named
+        /// before it outside a rollout, or the one switched back to.
         public var to: String
         /// What the run did to it.
         public var action: Action

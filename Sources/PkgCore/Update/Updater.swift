@@ -32,12 +32,19 @@ public struct Updater: Sendable {
     public var activation: Activation
     /// The time against which manifest expiry is judged.
     public var clock: @Sendable () -> Date
+    /// Who this device is for staged rollouts; nil: the store's own id
+    /// (``PackageStore/deviceID()``, made once at random).
+    public var deviceID: String?
+    /// Most seconds to wait, at random, before the check, so a fleet started
+    /// by the same timer does not poll in step. Waited before taking the lock.
+    public var jitter: TimeInterval
 
     /// An updater; `keep` must be at least 1.
     public init(store: PackageStore, manifestURL: String, transfer: TransferOptions = TransferOptions(),
                 limits: ExtractionLimits = ExtractionLimits(), keep: Int = 2, workers: Int = 2,
                 trust: TrustPolicy = TrustPolicy(), activation: Activation = .immediate,
-                clock: @escaping @Sendable () -> Date = { Date() }) {
+                clock: @escaping @Sendable () -> Date = { Date() }, deviceID: String? = nil,
+                jitter: TimeInterval = 0) {
         self.store = store
         self.manifestURL = manifestURL
         self.transfer = transfer
@@ -47,6 +54,8 @@ public struct Updater: Sendable {
         self.trust = trust
         self.activation = activation
         self.clock = clock
+        self.deviceID = deviceID
+        self.jitter = jitter
     }
 
     /// Runs the update under the store's lock (waiting for it, after calling
@@ -58,6 +67,7 @@ public struct Updater: Sendable {
     public func run(wait: Bool = true, onWait: (String) -> Void = { _ in },
                     progress: @escaping @Sendable (UpdateEvent) -> Void = { _ in }) throws -> UpdateReport {
         guard keep >= 1 else { throw PkgError(.invalidArgument, "--keep must be at least 1 (got \(keep))") }
+        if jitter > 0 { RetryPolicy.sleep(seconds: Double.random(in: 0..<jitter)) }
         let lock = try StoreLock(layout: store.layout, wait: wait, onWait: onWait)
         defer { withExtendedLifetime(lock) {} }
         try store.recover()
@@ -78,9 +88,10 @@ public struct Updater: Sendable {
                            + "(to stop verifying, remove \(store.layout.trustState))")
         }
 
+        let deviceID = try self.deviceID ?? store.deviceID()
         var outcomes: [UpdateReport.PackageOutcome] = []
         for entry in opened.manifest.packages {
-            let outcome = update(entry, downloader: downloader, progress: progress)
+            let outcome = update(entry, deviceID: deviceID, downloader: downloader, progress: progress)
             progress(.finished(outcome))
             outcomes.append(outcome)
         }
@@ -107,35 +118,76 @@ public struct Updater: Sendable {
         return previous.validators
     }
 
-    private func update(_ entry: ManifestEntry, downloader: Downloader,
+    private func update(_ entry: ManifestEntry, deviceID: String, downloader: Downloader,
                         progress: @escaping @Sendable (UpdateEvent) -> Void) -> UpdateReport.PackageOutcome {
         let active = store.activeVersion(of: entry.name)
         var outcome = UpdateReport.PackageOutcome(name: entry.name, from: active, to: entry.version, action: .unchanged)
+        var label = "\(entry.name) \(entry.version)"
         do {
-            let installed = try store.record(of: entry.name, version: entry.version)
-            if active == entry.version {
-                guard let installed, installed.entry.sha256 != entry.sha256 else { return outcome }
+            guard let target = target(of: entry, active: active, deviceID: deviceID) else {
+                if let active, entry.revoked.contains(active) {
+                    label = "\(entry.name) \(active)"
+                    outcome.to = try withdraw(entry.name, from: active, revoked: entry.revoked)
+                    outcome.action = .revoked
+                } else if entry.rollout != nil, !entry.revoked.contains(entry.version) {
+                    outcome.action = .staged
+                } else {
+                    outcome.to = active ?? entry.version
+                }
+                return outcome
+            }
+            outcome.to = target.version
+            label = "\(target.name) \(target.version)"
+            let installed = try store.record(of: target.name, version: target.version)
+            if active == target.version {
+                guard let installed, installed.entry.sha256 != target.sha256 else { return outcome }
                 throw PkgError(.invalidArgument,
-                               "re-published with another bundle (sha256 \(entry.sha256.prefix(12))…, installed "
+                               "re-published with another bundle (sha256 \(target.sha256.prefix(12))…, installed "
                                + "\(installed.entry.sha256.prefix(12))…); the active version is kept, not replaced "
                                + "in place: publish the change as a new version")
             }
-            if try store.heldVersions(of: entry.name).contains(entry.version) {
+            if try store.heldVersions(of: target.name).contains(target.version) {
                 outcome.action = .held
                 return outcome
             }
-            outcome.action = action(from: active, to: entry.version)
-            if installed?.entry.sha256 != entry.sha256 {
-                try download(entry, downloader: downloader, progress: progress)
+            outcome.action = action(from: active, to: target.version)
+            if installed?.entry.sha256 != target.sha256 {
+                try download(target, downloader: downloader, progress: progress)
             }
-            try activate(entry)
+            try activate(target)
         } catch {
-            let label = "\(entry.name) \(entry.version)"
             let message = "\(error)"
             outcome.action = (error as? PkgError)?.code == .healthCheckFailed ? .rolledBack : .failed
             outcome.error = message.hasPrefix(label) ? message : "\(label): \(message)"
         }
         return outcome
+    }
+
+    /// The release this device should run: the entry's version, or, outside
+    /// its rollout, the version named before it (a device that already runs
+    /// the new version keeps it). Nil when nothing may be installed: no
+    /// earlier version to fall back on, or only a revoked one.
+    private func target(of entry: ManifestEntry, active: String?, deviceID: String) -> ManifestEntry? {
+        var target = entry
+        if let rollout = entry.rollout, active != entry.version, !rollout.includes(deviceID: deviceID) {
+            guard let previous = rollout.previous else { return nil }
+            target = previous.entry(name: entry.name)
+        }
+        target.rollout = nil
+        target.revoked = []
+        return entry.revoked.contains(target.version) ? nil : target
+    }
+
+    /// Switches a package away from its revoked active version to the newest
+    /// retained version that is not revoked; returns that version.
+    private func withdraw(_ name: String, from active: String, revoked: [String]) throws -> String {
+        let retained = try store.retainedVersions(of: name).map(\.entry.version)
+        guard let fallback = retained.last(where: { !revoked.contains($0) }) else {
+            throw PkgError(.notInstalled, "revoked, and no other version is retained to switch back to; it keeps serving")
+        }
+        try store.activate(name, version: fallback)
+        try store.removeTrial(name)
+        return fallback
     }
 
     private func action(from active: String?, to version: String) -> UpdateReport.Action {

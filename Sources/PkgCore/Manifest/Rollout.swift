@@ -1,0 +1,81 @@
+import Crypto
+
+/// A staged rollout of a package's new version: only devices whose bucket
+/// falls below ``percent`` install it; the others follow ``previous``, the
+/// version the manifest named before. Decided on the device, so one cached
+/// manifest serves the whole fleet.
+///
+/// A device's bucket is `SHA-256(salt ":" deviceID)` read as a number in
+/// [0, 100). The salt is new with every release, so the same devices are not
+/// always first; raising the percentage only adds devices.
+public struct Rollout: Codable, Sendable, Hashable {
+    /// Share of devices, 0 to 100, that install the entry's version.
+    public var percent: Double
+    /// Random text chosen when the release was published.
+    public var salt: String
+    /// What the devices outside the rollout install; nil: they keep what they have.
+    public var previous: Release?
+
+    /// A rollout to `percent` % of devices.
+    public init(percent: Double, salt: String, previous: Release?) {
+        self.percent = percent
+        self.salt = salt
+        self.previous = previous
+    }
+
+    /// Whether the device with `deviceID` is among those that install the new version.
+    public func includes(deviceID: String) -> Bool {
+        Self.bucket(deviceID: deviceID, salt: salt) < percent
+    }
+
+    /// The device's position in [0, 100) for this salt, in steps of 0.01.
+    public static func bucket(deviceID: String, salt: String) -> Double {
+        let digest = Array(SHA256.hash(data: Array((salt + ":" + deviceID).utf8)))
+        let number = digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        return Double(number % 10_000) / 100
+    }
+
+    /// A new random salt (16 hex digits).
+    static func makeSalt() -> String {
+        (0..<8).map { _ in UInt8.random(in: 0...255) }.hexString
+    }
+
+    func validate(source: String, package: String) throws {
+        func fail(_ reason: String) -> PkgError {
+            PkgError(.malformedManifest, "manifest \(source): package '\(package)': rollout: \(reason)")
+        }
+        guard percent >= 0, percent <= 100 else { throw fail("percent must be 0 to 100") }
+        guard (1...64).contains(salt.utf8.count), salt.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f }) else {
+            throw fail("salt must be 1-64 printable ASCII characters")
+        }
+        try previous?.entry(name: package).validate(source: source)
+    }
+}
+
+/// One published version of a package: where its zip is and what it serves.
+public struct Release: Codable, Sendable, Hashable {
+    /// Version text.
+    public var version: String
+    /// Absolute URL of the zip, or one relative to the manifest's URL.
+    public var url: String
+    /// Lower-case hex SHA-256 of the zip.
+    public var sha256: String
+    /// Size of the zip in bytes.
+    public var size: UInt64
+    /// Hosts with optional path prefixes the version serves.
+    public var routes: [String]
+
+    /// The release of a manifest entry.
+    public init(_ entry: ManifestEntry) {
+        version = entry.version
+        url = entry.url
+        sha256 = entry.sha256
+        size = entry.size
+        routes = entry.routes
+    }
+
+    /// This release as a manifest entry of package `name` (no rollout, nothing revoked).
+    public func entry(name: String) -> ManifestEntry {
+        ManifestEntry(name: name, version: version, url: url, sha256: sha256, size: size, routes: routes)
+    }
+}

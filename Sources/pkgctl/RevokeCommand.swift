@@ -1,0 +1,31 @@
+import ArgumentParser
+import PkgCore
+
+struct RevokeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revoke",
+        abstract: "Withdraw a published version: never installed again, and devices running it switch back.",
+        discussion: """
+            A device running a revoked version switches to its newest retained version that is not revoked. \
+            When the revoked version is the one the manifest names, the manifest goes back to the version \
+            named before it (kept while it was rolling out).
+            """)
+
+    @Argument(help: ArgumentHelp("Directory holding manifest.json.", valueName: "out-dir"))
+    var out: String
+
+    @Argument(help: "Package name.")
+    var name: String
+
+    @Argument(help: "The version to withdraw.")
+    var version: String
+
+    @OptionGroup var signing: SigningOptions
+
+    func run() throws {
+        let entry = try reportingErrors {
+            try Publisher(outputDirectory: out).revoke(name: name, version: version, signer: try signing.signer())
+        }
+        print("\(name): \(version) revoked; the manifest names \(entry.version)")
+    }
+}
