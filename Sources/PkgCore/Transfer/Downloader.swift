@@ -1,3 +1,4 @@
+import Foundation
 import CCurl
 
 /// Blocking HTTP(S) and file:// transfers for `pkgctl update`, on libcurl.
@@ -77,7 +78,7 @@ public struct Downloader: Sendable {
                 return .failed(transferError(url, code, easy), retryable: RetryPolicy.isRetryable(code))
             }
             if status == 304 { return .succeeded(.notModified) }
-            guard Self.isSuccess(status) else { return statusFailure(url, status) }
+            guard Self.isSuccess(status) else { return statusFailure(url, status, headers: headers) }
             return .succeeded(.fetched(body: body, validators: headers.validators))
         }
     }
@@ -158,7 +159,7 @@ public struct Downloader: Sendable {
                     try sink.restart()
                     return statusFailure(url, status, retryable: true)
                 default:
-                    return statusFailure(url, status)
+                    return statusFailure(url, status, headers: headers)
                 }
             }
             func startBody() -> Bool {
@@ -196,6 +197,8 @@ public struct Downloader: Sendable {
     enum AttemptResult<Value> {
         case succeeded(Value)
         case failed(any Error, retryable: Bool)
+        /// 429 or 503 with `Retry-After`: wait that long (at least the backoff) before the next attempt.
+        case throttled(PkgError, retryAfter: Double)
     }
 
     /// Runs `attempt` until it succeeds, fails for good, or runs out of attempts, sleeping
@@ -216,6 +219,14 @@ public struct Downloader: Sendable {
                     throw error
                 }
                 RetryPolicy.sleep(seconds: policy.delay(afterAttempt: number))
+                number += 1
+            case .throttled(let error, let retryAfter):
+                guard number < policy.maxAttempts, retryAfter <= options.maxRetryAfter else {
+                    let waited = number > 1 ? " after \(number) attempts" : ""
+                    throw PkgError(error.code, "\(error.message) (the origin asks to retry after "
+                                   + "\(Int(retryAfter.rounded(.up))) s\(waited))", errno: error.errno)
+                }
+                RetryPolicy.sleep(seconds: max(retryAfter, policy.delay(afterAttempt: number)))
                 number += 1
             }
         }
@@ -245,9 +256,13 @@ public struct Downloader: Sendable {
         PkgError(.transferFailed, "GET \(url): \(Curl.describe(code, detail: easy.errorDetail))")
     }
 
-    func statusFailure<Value>(_ url: String, _ status: Int, retryable: Bool? = nil) -> AttemptResult<Value> {
-        .failed(
-            PkgError(.httpStatus, "GET \(url): HTTP \(status)"),
-            retryable: retryable ?? RetryPolicy.isRetryable(status: status))
+    /// A failed attempt for an HTTP status; 429 and 503 that carry `Retry-After` are throttled.
+    func statusFailure<Value>(_ url: String, _ status: Int, headers: ResponseHeaders? = nil,
+                              retryable: Bool? = nil) -> AttemptResult<Value> {
+        let error = PkgError(.httpStatus, "GET \(url): HTTP \(status)")
+        if status == 429 || status == 503, let delay = headers?.retryAfter(now: Date()) {
+            return .throttled(error, retryAfter: delay)
+        }
+        return .failed(error, retryable: retryable ?? RetryPolicy.isRetryable(status: status))
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The head of the last response of a transfer, collected line by line from libcurl's
 /// header callback. A status line starts a new response (a followed redirect, a
 /// `100 Continue`), so only the last response's status and headers remain; lines after
@@ -44,6 +46,19 @@ struct ResponseHeaders {
     /// The response's `ETag` and `Last-Modified`.
     var validators: HTTPValidators {
         HTTPValidators(etag: self["etag"], lastModified: self["last-modified"])
+    }
+
+    /// Seconds a `Retry-After` header asks to wait (delta-seconds or an HTTP
+    /// date, RFC 9110 §10.2.3); nil when absent or unreadable.
+    func retryAfter(now: Date) -> Double? {
+        guard let value = self["retry-after"] else { return nil }
+        if let seconds = UInt32(value) { return Double(seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        guard let date = formatter.date(from: value) else { return nil }
+        return max(0, date.timeIntervalSince(now))
     }
 
     /// The first byte position of a `Content-Range: bytes FIRST-LAST/LENGTH` header.

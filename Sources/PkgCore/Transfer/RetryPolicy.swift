@@ -11,7 +11,9 @@ import Darwin
 /// Retried: timeouts (stalls included), refused or failed connections, cut or partial
 /// transfers, receive and send errors, an empty reply, and HTTP 408, 429 and 5xx.
 /// Everything else (other 4xx, TLS verification, a bad URL or protocol) fails at once.
-/// `Retry-After` is not honoured: waits are exponential from the base delay.
+/// Waits are exponential from the base delay; a 429 or 503 with `Retry-After` waits
+/// at least that long, or fails at once when it asks for more than
+/// ``TransferOptions/maxRetryAfter``.
 struct RetryPolicy: Sendable {
     /// Attempts in all, at least one.
     let maxAttempts: Int

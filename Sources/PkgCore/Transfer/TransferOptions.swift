@@ -19,6 +19,9 @@ public struct TransferOptions: Sendable {
     public var maxAttempts: Int = 4
     /// Seconds to wait before the first retry; each later retry waits twice as long.
     public var retryBaseDelay: Double = 0.5
+    /// Longest `Retry-After` (of a 429 or 503) waited for within one run; an origin
+    /// asking for more fails the transfer at once, naming the wait, for the next run to retry.
+    public var maxRetryAfter: Double = 60
 
     /// Creates options; every argument has the default documented on its property.
     public init(
@@ -26,12 +29,14 @@ public struct TransferOptions: Sendable {
         connectTimeout: Int = 10,
         stallTimeout: Int = 30,
         maxAttempts: Int = 4,
-        retryBaseDelay: Double = 0.5
+        retryBaseDelay: Double = 0.5,
+        maxRetryAfter: Double = 60
     ) {
         self.caFile = caFile
         self.connectTimeout = connectTimeout
         self.stallTimeout = stallTimeout
         self.maxAttempts = maxAttempts
         self.retryBaseDelay = retryBaseDelay
+        self.maxRetryAfter = maxRetryAfter
     }
 }

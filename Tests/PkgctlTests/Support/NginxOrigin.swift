@@ -18,6 +18,8 @@ import Foundation
 ///   half the body, then the connection closes), request 2 to the static server, which
 ///   honours `Range` with 206; the same alternation as `/fail-once/`.
 /// - `/always-500/ANYTHING`: 500.
+/// - `/busy-once/NAME`: 503 with `Retry-After: 2`, then the file; the same alternation.
+/// - `/busy-for-an-hour/ANYTHING`: 429 with `Retry-After: 3600`.
 /// - `/slow/NAME`: the file at `limit_rate 1` (1 byte/s, headers included), which trips
 ///   any stall timeout.
 ///
@@ -188,6 +190,7 @@ final class NginxOrigin {
                 # Equal-weight round robin: the first server first, then alternating.
                 upstream fail_once { server unix:\(directory)/fail.sock; server unix:\(directory)/static.sock; }
                 upstream cut_once { server 127.0.0.1:\(truncatingPort); server unix:\(directory)/static.sock; }
+                upstream busy_once { server unix:\(directory)/busy.sock; server unix:\(directory)/static.sock; }
 
                 server {
                     listen unix:\(directory)/static.sock;
@@ -198,12 +201,18 @@ final class NginxOrigin {
                     location / { return 500; }
                 }
                 server {
+                    listen unix:\(directory)/busy.sock;
+                    location / { add_header Retry-After 2 always; return 503; }
+                }
+                server {
                     \(listen)
                     \(accessLog.map { "access_log \"\($0)\" pkgctl;" } ?? "")
                     root "\(root)";
                     location /fail-once/ { proxy_pass http://fail_once/; proxy_next_upstream off; }
                     location /cut-once/ { proxy_pass http://cut_once/; proxy_next_upstream off; }
                     location /always-500/ { return 500; }
+                    location /busy-once/ { proxy_pass http://busy_once/; proxy_next_upstream off; }
+                    location /busy-for-an-hour/ { add_header Retry-After 3600 always; return 429; }
                     location /slow/ { alias "\(root)/"; limit_rate 1; }
                 }
             }

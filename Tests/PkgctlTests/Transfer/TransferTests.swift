@@ -194,6 +194,40 @@ import Testing
         #expect(eventually { origin.accessLog().map { $0.split(separator: " ")[1] } == ["500", "200"] })
     }
 
+    @Test func a503WithRetryAfterIsWaitedFor() async throws {
+        let origin = try NginxOrigin(root: root.path, accessLog: true)
+        let started = ContinuousClock.now
+        let path = try await download(origin.baseURL + "/busy-once/demo-1.0.0.zip")
+        let elapsed = ContinuousClock.now - started
+        #expect(contents(path) == Self.payload)
+        #expect(elapsed >= .seconds(2), "the origin asked for 2 s; the backoff alone is 0.05 s (took \(elapsed))")
+        #expect(eventually { origin.accessLog().map { $0.split(separator: " ")[1] } == ["503", "200"] })
+    }
+
+    @Test func aRetryAfterBeyondTheLimitFailsAtOnceNamingTheWait() async throws {
+        let origin = try NginxOrigin(root: root.path, accessLog: true)
+        let started = ContinuousClock.now
+        let error = try #require(await #expect(throws: PkgError.self) {
+            try await download(origin.baseURL + "/busy-for-an-hour/demo-1.0.0.zip")
+        })
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(error.message == "GET \(origin.baseURL)/busy-for-an-hour/demo-1.0.0.zip: HTTP 429 "
+                + "(the origin asks to retry after 3600 s)")
+        #expect(eventually { origin.accessLog().count == 1 }, "one request, no retries")
+    }
+
+    @Test func retryAfterAcceptsSecondsAndHTTPDates() {
+        var headers = ResponseHeaders()
+        for line in ["HTTP/1.1 503 Service Unavailable\r\n", "Retry-After: Wed, 21 Oct 2015 07:28:30 GMT\r\n", "\r\n"] {
+            headers.take(line)
+        }
+        let now = Date(timeIntervalSince1970: 1_445_412_480)  // 07:28:00 that day
+        #expect(headers.retryAfter(now: now) == 30)
+        var seconds = ResponseHeaders()
+        for line in ["HTTP/1.1 429 Too Many Requests\r\n", "Retry-After: 120\r\n", "\r\n"] { seconds.take(line) }
+        #expect(seconds.retryAfter(now: now) == 120)
+    }
+
     @Test func always500FailsAfterMaxAttempts() async throws {
         let origin = try NginxOrigin(root: root.path, accessLog: true)
         let url = origin.baseURL + "/always-500/demo-1.0.0.zip"
