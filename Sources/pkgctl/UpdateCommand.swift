@@ -131,6 +131,8 @@ struct UpdateCommand: ParsableCommand {
                       + "(pkgctl unhold \(outcome.name) allows it)")
             case .staged:
                 print("\(outcome.name): \(outcome.to) is rolling out; this device is not included yet")
+            case .withdrawn:
+                print("\(outcome.name): \(outcome.to) is revoked; nothing installed")
             case .revoked:
                 print("\(outcome.name): \(outcome.from ?? "-") was revoked; switched back to \(outcome.to)")
             case .failed, .rolledBack: break

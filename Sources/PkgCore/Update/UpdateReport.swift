@@ -29,6 +29,8 @@ public struct UpdateReport: Sendable, Hashable, Codable {
         /// The active version was revoked; switched back to `to`, the newest
         /// retained version that is not.
         case revoked
+        /// The manifest's version is revoked and nothing was installed before it.
+        case withdrawn
         /// Not installed; the active version stays.
         case failed
     }

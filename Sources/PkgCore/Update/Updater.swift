@@ -131,8 +131,10 @@ public struct Updater: Sendable {
                     outcome.action = .revoked
                 } else if entry.rollout != nil, !entry.revoked.contains(entry.version) {
                     outcome.action = .staged
+                } else if let active {
+                    outcome.to = active
                 } else {
-                    outcome.to = active ?? entry.version
+                    outcome.action = .withdrawn
                 }
                 return outcome
             }

@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+@testable import PkgCore
+
+/// pack --rollout, rollout, revoke and update --device-id / --jitter as a
+/// publisher's scripts and a fleet's timers call them.
+@Suite struct FleetCommandTests {
+    let temp: TemporaryDirectory
+    let origin: String
+    var manifestURL: String { "file://" + origin + "/manifest.json" }
+
+    init() throws {
+        temp = try TemporaryDirectory()
+        origin = temp.path + "/origin"
+    }
+
+    private func run(_ arguments: [String]) throws -> PkgctlProcess.Result {
+        try PkgctlProcess.run(arguments)
+    }
+
+    private func pack(_ source: String, _ version: String, _ extra: [String] = []) throws {
+        let result = try run(["pack", BundleFixtures.demoSource(source), "--name", "demo", "--version", version,
+                              "--out", origin, "--route", "www.example.com/app"] + extra)
+        #expect(result.status == 0, "\(result.stderr)")
+    }
+
+    private func update(_ device: String, _ extra: [String] = []) throws -> PkgctlProcess.Result {
+        try run(["update", "--root", temp.path + "/" + device, "--manifest", manifestURL, "--device-id", device] + extra)
+    }
+
+    @Test func rolloutRevokeAndDeviceIDs() throws {
+        try pack("1.0.0", "1.0.0")
+        let early = (0..<20).map { "d\($0)" }   // in the fleet before the rollout
+        for device in early { #expect(try update(device).stdout == "demo: installed 1.0.0\n") }
+        try pack("1.1.0", "2.0.0", ["--rollout", "50"])
+        let salt = try #require(try PublishedManifest.read(origin + "/manifest.json")?.manifest.packages.first?.rollout?.salt)
+        func included(_ device: String) -> Bool { Rollout.bucket(deviceID: device, salt: salt) < 50 }
+        let inside = try #require(early.first(where: included))
+        let outside = try #require(early.first { !included($0) })
+        let late = try #require((20..<200).map { "d\($0)" }.first(where: included))   // joins during the rollout
+        #expect(try update(inside).stdout == "demo: 1.0.0 -> 2.0.0 (upgraded)\n")
+        #expect(try update(outside).stdout == "demo: 1.0.0 is up to date\n")
+        #expect(try update(late).stdout == "demo: installed 2.0.0\n")
+
+        let lower = try run(["rollout", origin, "demo", "10"])
+        #expect(lower.status == 1)
+        #expect(lower.stderr == "pkgctl: demo 2.0.0 is rolled out to 50 %; lowering it to 10 % needs --force\n")
+        #expect(try run(["rollout", origin, "demo", "100"]).stdout == "demo 2.0.0: every device\n")
+        #expect(try update(outside).stdout == "demo: 1.0.0 -> 2.0.0 (upgraded)\n")
+
+        let revoke = try run(["revoke", origin, "demo", "2.0.0"])
+        #expect(revoke.stdout == "demo: 2.0.0 revoked; the manifest names 2.0.0\n")
+        for device in [inside, outside] {
+            let result = try update(device)
+            #expect(result.status == 0)
+            #expect(result.stdout == "demo: 2.0.0 was revoked; switched back to 1.0.0\n", "\(device)")
+        }
+        // A device that never ran anything else keeps serving and says why, every run.
+        let stuck = try update(late)
+        #expect(stuck.status == 1)
+        #expect(stuck.stderr == "pkgctl: demo 2.0.0: revoked, and no other version is retained to switch back to; it keeps serving\n")
+        // A device new to the fleet installs nothing revoked.
+        #expect(try update("newcomer").stdout == "demo: 2.0.0 is revoked; nothing installed\n")
+        #expect(PackageStore(root: temp.path + "/newcomer").activeVersion(of: "demo") == nil)
+    }
+
+    @Test func signedManifestsStaySignedThroughRolloutAndRevoke() throws {
+        _ = try run(["keygen", "--out", temp.path + "/keys"])
+        let key = temp.path + "/keys/release.key"
+        try pack("1.0.0", "1.0.0", ["--sign", key])
+        try pack("1.1.0", "2.0.0", ["--sign", key, "--rollout", "10"])
+        let unsigned = try run(["rollout", origin, "demo", "20"])
+        #expect(unsigned.status == 1)
+        #expect(unsigned.stderr.contains("is signed; pass --sign KEYFILE"))
+        #expect(try run(["rollout", origin, "demo", "20", "--sign", key]).status == 0)
+        #expect(try run(["revoke", origin, "demo", "2.0.0", "--sign", key]).status == 0)
+        let published = try #require(try PublishedManifest.read(origin + "/manifest.json"))
+        #expect(published.isSigned)
+        #expect(published.manifest.sequence == 4)
+        #expect(published.manifest.packages.first?.version == "1.0.0")
+        let result = try update("any", ["--trusted-key", temp.path + "/keys/release.pub"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "demo: installed 1.0.0\n")
+    }
+
+    @Test func jitterWaitsAtMostWhatItSays() throws {
+        try pack("1.0.0", "1.0.0")
+        let started = ContinuousClock.now
+        #expect(try update("d1", ["--jitter", "0.5"]).status == 0)
+        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(try run(["update", "--root", temp.path + "/d2", "--manifest", manifestURL, "--jitter", "-1"]).status != 0)
+    }
+
+    @Test func theDefaultDeviceIDIsKeptInTheStore() throws {
+        try pack("1.0.0", "1.0.0")
+        let root = temp.path + "/store"
+        #expect(try run(["update", "--root", root, "--manifest", manifestURL]).status == 0)
+        let id = try PackageStore(root: root).deviceID()
+        #expect(UUID(uuidString: id) != nil)
+        #expect(try run(["update", "--root", root, "--manifest", manifestURL]).status == 0)
+        #expect(try PackageStore(root: root).deviceID() == id)
+    }
+}
