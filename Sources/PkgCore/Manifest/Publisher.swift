@@ -42,6 +42,7 @@ public struct Publisher: Sendable {
                                   revoked: previous?.revoked ?? [])
         if let rolloutPercent, rolloutPercent < 100 {
             let before = previous.flatMap { $0.version == version ? $0.rollout?.previous : Release($0) }
+                .flatMap { entry.revoked.contains($0.version) ? nil : $0 }
             entry.rollout = Rollout(percent: rolloutPercent, salt: Rollout.makeSalt(), previous: before)
         }
         try replace(entry, in: &manifest, signer: signer)
@@ -85,7 +86,7 @@ public struct Publisher: Sendable {
             throw PkgError(.invalidArgument, "version '\(version.escapedForMessage)' is not a valid version")
         }
         let revoked = entry.revoked.contains(version) ? entry.revoked : entry.revoked + [version]
-        if entry.version == version, let previous = entry.rollout?.previous {
+        if entry.version == version, let previous = entry.rollout?.previous, !revoked.contains(previous.version) {
             entry = previous.entry(name: name)
         } else if entry.rollout?.previous?.version == version {
             entry.rollout?.previous = nil

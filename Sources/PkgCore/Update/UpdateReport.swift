@@ -42,7 +42,8 @@ public struct UpdateReport: Sendable, Hashable, Codable {
         /// The version active before the run, if any.
         public var from: String?
         /// The version the device should run: the manifest's, the one named
-        /// before it outside a rollout, or the one switched back to.
+        /// before it outside a rollout, or the one switched back to; for
+        /// `.staged`, the version rolling out.
         public var to: String
         /// What the run did to it.
         public var action: Action

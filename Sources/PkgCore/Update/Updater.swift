@@ -124,7 +124,12 @@ public struct Updater: Sendable {
         var outcome = UpdateReport.PackageOutcome(name: entry.name, from: active, to: entry.version, action: .unchanged)
         var label = "\(entry.name) \(entry.version)"
         do {
-            guard let target = target(of: entry, active: active, deviceID: deviceID) else {
+            var offered = target(of: entry, active: active, deviceID: deviceID)
+            if let active, entry.revoked.contains(active), let version = offered?.version,
+               try store.heldVersions(of: entry.name).contains(version) {
+                offered = nil  // held: fall back on the store rather than stay on a revoked version
+            }
+            guard let target = offered else {
                 if let active, entry.revoked.contains(active) {
                     label = "\(entry.name) \(active)"
                     outcome.to = try withdraw(entry.name, from: active, revoked: entry.revoked)
@@ -181,10 +186,11 @@ public struct Updater: Sendable {
     }
 
     /// Switches a package away from its revoked active version to the newest
-    /// retained version that is not revoked; returns that version.
+    /// retained version that is neither revoked nor held; returns that version.
     private func withdraw(_ name: String, from active: String, revoked: [String]) throws -> String {
         let retained = try store.retainedVersions(of: name).map(\.entry.version)
-        guard let fallback = retained.last(where: { !revoked.contains($0) }) else {
+        let held = try store.heldVersions(of: name)
+        guard let fallback = retained.last(where: { !revoked.contains($0) && !held.contains($0) }) else {
             throw PkgError(.notInstalled, "revoked, and no other version is retained to switch back to; it keeps serving")
         }
         try store.activate(name, version: fallback)

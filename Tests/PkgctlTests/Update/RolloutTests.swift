@@ -137,6 +137,31 @@ import Testing
         }
     }
 
+    @Test func aRevokedVersionIsLeftForOneThatIsNeitherRevokedNorHeld() throws {
+        let store = PackageStore(root: temp.path + "/device")
+        func updater(_ id: String) -> Updater { Updater(store: store, manifestURL: manifestURL, keep: 3, deviceID: id) }
+        try publish("1.0.0", version: "1.0.0")
+        _ = try updater("any").run()
+        try publish("1.1.0", version: "1.1.0")
+        _ = try updater("any").run()
+        try publish("1.0.0", version: "2.0.0", rollout: 50)
+        let salt = try self.salt
+        let id = try #require((0..<100).map { "d\($0)" }.first { Rollout.bucket(deviceID: $0, salt: salt) < 50 })
+        _ = try updater(id).run()
+        #expect(store.activeVersion(of: "demo") == "2.0.0")
+        do {
+            let lock = try StoreLock(layout: store.layout)
+            defer { withExtendedLifetime(lock) {} }
+            try store.hold("demo", version: "1.1.0")
+        }
+        // The manifest goes back to 1.1.0, which this device holds: it falls back on its store instead.
+        #expect(try Publisher(outputDirectory: originRoot).revoke(name: "demo", version: "2.0.0").version == "1.1.0")
+        let report = try updater(id).run()
+        #expect(report.packages.first?.action == .revoked)
+        #expect(report.packages.first?.to == "1.0.0")
+        #expect(store.activeVersion(of: "demo") == "1.0.0", "1.1.0 is held, 2.0.0 revoked")
+    }
+
     @Test func theDeviceIDIsMadeOnceAndKept() throws {
         let store = PackageStore(root: temp.path + "/store")
         let id = try store.deviceID()
