@@ -26,12 +26,16 @@ struct PackCommand: ParsableCommand {
                                valueName: "percent"))
     var rollout: Double?
 
+    @Flag(help: "With --rollout: replace a version still rolling out, or lower this version's percentage.")
+    var force = false
+
     @OptionGroup var signing: SigningOptions
 
     func run() throws {
         let entry = try reportingErrors {
             try Publisher(outputDirectory: out).publish(source: source, name: name, version: version, routes: routes,
-                                                        rolloutPercent: rollout, signer: try signing.signer())
+                                                        rolloutPercent: rollout, force: force,
+                                                        signer: try signing.signer())
         }
         print("\(out)/\(entry.url)  \(entry.size) bytes  sha256 \(entry.sha256)")
     }

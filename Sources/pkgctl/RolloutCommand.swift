@@ -30,8 +30,7 @@ struct RolloutCommand: ParsableCommand {
             try Publisher(outputDirectory: out).setRollout(name: name, percent: percent, force: force,
                                                            signer: try signing.signer())
         }
-        let share = entry.rollout.map { $0.percent == $0.percent.rounded() ? "\(Int($0.percent)) % of devices" : "\($0.percent) % of devices" }
-            ?? "every device"
+        let share = entry.rollout.map { $0.share + " of devices" } ?? "every device"
         print("\(name) \(entry.version): \(share)")
     }
 }

@@ -7,8 +7,8 @@ struct UpdateCommand: ParsableCommand {
         commandName: "update",
         abstract: "Install every package whose manifest version differs from the active one.",
         discussion: """
-            Exits 0 when every package is at its manifest version (or held back) afterwards; otherwise \
-            prints one line per failed package on stderr and exits 1. A failed package keeps its active version.
+            Exits 0 when no package failed (held, staged and revoked ones do not fail); otherwise prints \
+            one line per failed package on stderr and exits 1. A failed package keeps its active version.
             With --trusted-key, only a manifest signed by one of the keys, not expired and not older than \
             the newest one accepted is used; without, the manifest is not authenticated.
             """)

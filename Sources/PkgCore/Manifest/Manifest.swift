@@ -10,10 +10,12 @@ import Foundation
 /// Unknown fields are ignored. A signed manifest is this JSON inside a
 /// DSSE envelope (see ``TrustPolicy``), with ``sequence`` and ``expires`` set.
 public struct Manifest: Codable, Sendable, Hashable {
-    /// The only schema version this build understands.
-    public static let supportedSchemaVersion = 1
+    /// The schema versions this build understands: 1, and 2 for a manifest
+    /// with staged rollouts or revocations, which a build that would ignore
+    /// them (and install a staged version everywhere) must refuse.
+    public static let supportedSchemaVersions = 1...2
 
-    /// Always 1 for this schema.
+    /// 1, or 2 when an entry has a rollout or revoked versions.
     public var schemaVersion: Int
     /// The published packages; names are unique.
     public var packages: [ManifestEntry]
@@ -25,7 +27,7 @@ public struct Manifest: Codable, Sendable, Hashable {
 
     /// A v1 manifest listing `packages`.
     public init(packages: [ManifestEntry] = []) {
-        self.schemaVersion = Self.supportedSchemaVersion
+        self.schemaVersion = 1
         self.packages = packages
     }
 
@@ -47,9 +49,13 @@ public struct Manifest: Codable, Sendable, Hashable {
 
     /// Checks the schema version, that names are unique and every entry is well formed.
     public func validate(source: String) throws {
-        guard schemaVersion == Self.supportedSchemaVersion else {
+        guard Self.supportedSchemaVersions.contains(schemaVersion) else {
             throw PkgError(.malformedManifest,
-                           "manifest \(source): schemaVersion \(schemaVersion) is not supported (expected 1)")
+                           "manifest \(source): schemaVersion \(schemaVersion) is not supported (expected 1 or 2)")
+        }
+        if schemaVersion < 2, packages.contains(where: { $0.rollout != nil || !$0.revoked.isEmpty }) {
+            throw PkgError(.malformedManifest,
+                           "manifest \(source): 'rollout' and 'revoked' need schemaVersion 2, so older clients refuse it")
         }
         var seen = Set<String>()
         for entry in packages {
@@ -58,6 +64,11 @@ public struct Manifest: Codable, Sendable, Hashable {
                 throw PkgError(.malformedManifest, "manifest \(source): package '\(entry.name)' is listed twice")
             }
         }
+    }
+
+    /// The lowest schema version that describes these packages.
+    var requiredSchemaVersion: Int {
+        packages.contains(where: { $0.rollout != nil || !$0.revoked.isEmpty }) ? 2 : 1
     }
 
     /// JSON with sorted keys and indentation, as `pkgctl pack` writes it.

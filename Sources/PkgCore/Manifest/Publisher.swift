@@ -17,8 +17,14 @@ public struct Publisher: Sendable {
     /// others keep the version the manifest named before. Revocations of the
     /// package carry over.
     @discardableResult
+    ///
+    /// Publishing another version with a rollout while the current one is still
+    /// rolling out is refused unless `force`: the devices outside the new
+    /// rollout would install the unfinished one. Re-publishing the same version
+    /// keeps its salt, and lowering its percentage needs `force` too.
     public func publish(source: String, name: String, version: String, routes: [String] = [],
-                        rolloutPercent: Double? = nil, signer: ManifestSigner? = nil) throws -> ManifestEntry {
+                        rolloutPercent: Double? = nil, force: Bool = false,
+                        signer: ManifestSigner? = nil) throws -> ManifestEntry {
         try FileSystem.makeDirectories(outputDirectory)
         var manifest = try readManifest(signer: signer)
         let previous = manifest.packages.first { $0.name == name }
@@ -33,6 +39,16 @@ public struct Publisher: Sendable {
         if previous?.revoked.contains(version) == true {
             throw PkgError(.invalidArgument, "\(name) \(version) is revoked; publish another version")
         }
+        if let rolloutPercent, rolloutPercent < 100, let previous, let unfinished = previous.rollout, !force {
+            if previous.version != version {
+                throw PkgError(.invalidArgument, "\(name) \(previous.version) is still rolling out (\(unfinished.share)); "
+                               + "finish it (pkgctl rollout ... 100) or pass --force to make it the version before")
+            }
+            if rolloutPercent < unfinished.percent {
+                throw PkgError(.invalidArgument, "\(name) \(version) is rolled out to \(unfinished.share); lowering it "
+                               + "to \(Rollout.format(rolloutPercent)) needs --force")
+            }
+        }
 
         let zipPath = outputDirectory + "/" + fileName
         try BundlePacker.pack(directory: source, to: zipPath)
@@ -41,9 +57,11 @@ public struct Publisher: Sendable {
                                   sha256: digest.sha256, size: digest.size, routes: routes,
                                   revoked: previous?.revoked ?? [])
         if let rolloutPercent, rolloutPercent < 100 {
-            let before = previous.flatMap { $0.version == version ? $0.rollout?.previous : Release($0) }
+            let sameVersion = previous?.version == version
+            let before = previous.flatMap { sameVersion ? $0.rollout?.previous : Release($0) }
                 .flatMap { entry.revoked.contains($0.version) ? nil : $0 }
-            entry.rollout = Rollout(percent: rolloutPercent, salt: Rollout.makeSalt(), previous: before)
+            let salt = (sameVersion ? previous?.rollout?.salt : nil) ?? Rollout.makeSalt()
+            entry.rollout = Rollout(percent: rolloutPercent, salt: salt, previous: before)
         }
         try replace(entry, in: &manifest, signer: signer)
         return entry
@@ -58,10 +76,13 @@ public struct Publisher: Sendable {
         guard (0...100).contains(percent) else { throw PkgError(.invalidArgument, "percent must be 0 to 100 (got \(percent))") }
         var manifest = try readManifest(signer: signer)
         var entry = try package(name, in: manifest)
+        if entry.revoked.contains(entry.version) {
+            throw PkgError(.invalidArgument, "\(name) \(entry.version) is revoked; publish another version")
+        }
         let current = entry.rollout?.percent ?? 100
         if percent < current, !force {
-            throw PkgError(.invalidArgument, "\(name) \(entry.version) is rolled out to \(Self.format(current)) %; "
-                           + "lowering it to \(Self.format(percent)) % needs --force")
+            throw PkgError(.invalidArgument, "\(name) \(entry.version) is rolled out to \(Rollout.format(current)); "
+                           + "lowering it to \(Rollout.format(percent)) needs --force")
         }
         if percent >= 100 {
             entry.rollout = nil
@@ -119,10 +140,8 @@ public struct Publisher: Sendable {
         manifest.packages.removeAll { $0.name == entry.name }
         manifest.packages.append(entry)
         manifest.packages.sort { $0.name < $1.name }
+        manifest.schemaVersion = manifest.requiredSchemaVersion
         try PublishedManifest.write(manifest, to: manifestPath, signer: signer)
     }
 
-    private static func format(_ percent: Double) -> String {
-        percent == percent.rounded() ? "\(Int(percent))" : "\(percent)"
-    }
 }

@@ -51,14 +51,20 @@ struct ResponseHeaders {
     /// Seconds a `Retry-After` header asks to wait (delta-seconds or an HTTP
     /// date, RFC 9110 §10.2.3); nil when absent or unreadable.
     func retryAfter(now: Date) -> Double? {
-        guard let value = self["retry-after"] else { return nil }
-        if let seconds = UInt32(value) { return Double(seconds) }
+        guard let value = self["retry-after"], !value.isEmpty else { return nil }
+        if value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            return Double(value) ?? .infinity  // too many digits to be a sane wait: longer than any cap
+        }
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        guard let date = formatter.date(from: value) else { return nil }
-        return max(0, date.timeIntervalSince(now))
+        // IMF-fixdate, then the obsolete RFC 850 and asctime forms recipients must accept.
+        for format in ["EEE, dd MMM yyyy HH:mm:ss 'GMT'", "EEEE, dd-MMM-yy HH:mm:ss 'GMT'", "EEE MMM d HH:mm:ss yyyy"] {
+            formatter.dateFormat = format
+            let text = format.hasPrefix("EEE MMM") ? value.split(separator: " ").joined(separator: " ") : value
+            if let date = formatter.date(from: text) { return max(0, date.timeIntervalSince(now)) }
+        }
+        return nil
     }
 
     /// The first byte position of a `Content-Range: bytes FIRST-LAST/LENGTH` header.

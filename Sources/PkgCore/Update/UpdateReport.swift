@@ -24,10 +24,10 @@ public struct UpdateReport: Sendable, Hashable, Codable {
         /// Switched in, failed its health check, switched back and held.
         case rolledBack
         /// A staged rollout that does not include this device yet, with no
-        /// earlier version to install meanwhile; the active version stays.
+        /// earlier version to install meanwhile; whatever is active (if anything) stays.
         case staged
-        /// The active version was revoked; switched back to `to`, the newest
-        /// retained version that is not.
+        /// The active version was revoked; switched back to `to`, the most
+        /// recently installed retained version that is neither revoked nor held.
         case revoked
         /// The manifest's version is revoked and nothing was installed before it.
         case withdrawn
@@ -61,7 +61,8 @@ public struct UpdateReport: Sendable, Hashable, Codable {
     /// check), switched back and held at the start of this one.
     public var reverted: [PackageOutcome]
 
-    /// True when every package is at its manifest version or held, and nothing was reverted.
+    /// True when no package failed or was rolled back and nothing was reverted
+    /// (held, staged, revoked and withdrawn packages are not failures).
     public var succeeded: Bool {
         reverted.isEmpty && !packages.contains { $0.action == .failed || $0.action == .rolledBack }
     }

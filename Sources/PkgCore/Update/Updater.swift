@@ -1,9 +1,10 @@
 import Foundation
 
 /// Brings a store up to date with a manifest: fetches it conditionally, then,
-/// for every package whose version differs from the active one, downloads,
-/// verifies, extracts and activates it, atomically. One package failing does
-/// not stop the others.
+/// for every package whose version for this device (its staged rollout and
+/// revocations decided) differs from the active one, downloads, verifies,
+/// extracts and activates it, atomically. One package failing does not stop
+/// the others.
 ///
 /// Blocking: run it on a thread of its own, not on Swift's cooperative pool.
 ///
@@ -67,7 +68,10 @@ public struct Updater: Sendable {
     public func run(wait: Bool = true, onWait: (String) -> Void = { _ in },
                     progress: @escaping @Sendable (UpdateEvent) -> Void = { _ in }) throws -> UpdateReport {
         guard keep >= 1 else { throw PkgError(.invalidArgument, "--keep must be at least 1 (got \(keep))") }
-        if jitter > 0 { RetryPolicy.sleep(seconds: Double.random(in: 0..<jitter)) }
+        if jitter > 0 {
+            guard jitter.isFinite else { throw PkgError(.invalidArgument, "jitter must be a finite number of seconds") }
+            RetryPolicy.sleep(seconds: Double.random(in: 0..<jitter))
+        }
         let lock = try StoreLock(layout: store.layout, wait: wait, onWait: onWait)
         defer { withExtendedLifetime(lock) {} }
         try store.recover()
@@ -163,8 +167,13 @@ public struct Updater: Sendable {
             }
             try activate(target)
         } catch {
-            let message = "\(error)"
+            var message = "\(error)"
             outcome.action = (error as? PkgError)?.code == .healthCheckFailed ? .rolledBack : .failed
+            // A device left on a revoked version (its replacement failed) still leaves it.
+            if let stuck = store.activeVersion(of: entry.name), entry.revoked.contains(stuck),
+               let fallback = try? withdraw(entry.name, from: stuck, revoked: entry.revoked) {
+                message += "; left revoked \(stuck) for \(fallback)"
+            }
             outcome.error = message.hasPrefix(label) ? message : "\(label): \(message)"
         }
         return outcome

@@ -18,7 +18,7 @@ import Testing
 
     @Test(arguments: [
         ("{", "m.json"),
-        (#"{"schemaVersion": 2, "packages": []}"#, "schemaVersion 2"),
+        (#"{"schemaVersion": 3, "packages": []}"#, "schemaVersion 3 is not supported (expected 1 or 2)"),
         (#"{"schemaVersion": 1, "packages": [{"name": "demo"}]}"#, "version: missing"),
         (#"{"schemaVersion": 1, "packages": [{"name": "demo", "version": "1", "url": "u", "sha256": "x", "size": 1}]}"#,
          "sha256 must be 64"),

@@ -240,6 +240,15 @@ import Testing
         var seconds = ResponseHeaders()
         for line in ["HTTP/1.1 429 Too Many Requests\r\n", "Retry-After: 120\r\n", "\r\n"] { seconds.take(line) }
         #expect(seconds.retryAfter(now: now) == 120)
+        func parsed(_ text: String) -> Double? {
+            var other = ResponseHeaders()
+            for line in ["HTTP/1.1 503 Service Unavailable\r\n", "Retry-After: \(text)\r\n", "\r\n"] { other.take(line) }
+            return other.retryAfter(now: now)
+        }
+        #expect(parsed("Wednesday, 21-Oct-15 07:28:30 GMT") == 30, "RFC 850")
+        #expect(parsed("Wed Oct 21 07:28:30 2015") == 30, "asctime")
+        #expect(parsed("99999999999999999999999").map { $0 > 1e12 } == true, "beyond any cap, not ignored")
+        #expect(parsed("soon") == nil)
     }
 
     @Test func always500FailsAfterMaxAttempts() async throws {

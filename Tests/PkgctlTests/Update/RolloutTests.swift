@@ -162,6 +162,29 @@ import Testing
         #expect(store.activeVersion(of: "demo") == "1.0.0", "1.1.0 is held, 2.0.0 revoked")
     }
 
+    @Test func publishingGuardsAnUnfinishedRollout() throws {
+        try publish("1.0.0", version: "1.0.0")
+        try publish("1.1.0", version: "2.0.0", rollout: 10)
+        let salt = try self.salt
+        let next = #expect(throws: PkgError.self) { try publish("1.0.0", version: "3.0.0", rollout: 10) }
+        #expect(next?.message == "demo 2.0.0 is still rolling out (10 %); finish it (pkgctl rollout ... 100) "
+                + "or pass --force to make it the version before")
+        // The same version again keeps its salt: no device drops out.
+        try publish("1.1.0", version: "2.0.0", rollout: 20)
+        #expect(try self.salt == salt)
+        #expect(throws: PkgError.self) { try publish("1.1.0", version: "2.0.0", rollout: 5) }
+        // A staged manifest is schema 2, so a client that would ignore the rollout refuses it.
+        let path = originRoot + "/manifest.json"
+        #expect(try PublishedManifest.read(path)?.manifest.schemaVersion == 2)
+        var downgraded = try #require(try PublishedManifest.read(path)).manifest
+        downgraded.schemaVersion = 1
+        let error = #expect(throws: PkgError.self) { try Manifest.parse(Array(try downgraded.encoded()), source: "m") }
+        #expect(error?.message == "manifest m: 'rollout' and 'revoked' need schemaVersion 2, so older clients refuse it")
+        try Publisher(outputDirectory: originRoot).revoke(name: "demo", version: "2.0.0")
+        #expect(try PublishedManifest.read(path)?.manifest.packages.first?.version == "1.0.0")
+        #expect(try PublishedManifest.read(path)?.manifest.schemaVersion == 2, "the revocation is kept")
+    }
+
     @Test func theDeviceIDIsMadeOnceAndKept() throws {
         let store = PackageStore(root: temp.path + "/store")
         let id = try store.deviceID()
