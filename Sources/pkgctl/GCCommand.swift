@@ -3,7 +3,7 @@ import PkgCore
 
 struct GCCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "gc", abstract: "Remove retained versions beyond the newest N; never the active one.")
+        commandName: "gc", abstract: "Remove retained versions beyond the newest N (never the active one), and the objects unfinished delta installs left.")
 
     @OptionGroup var store: StoreOptions
 
@@ -19,6 +19,7 @@ struct GCCommand: ParsableCommand {
             let lock = try StoreLock(layout: store.store.layout, onWait: Output.printError)
             defer { withExtendedLifetime(lock) {} }
             try store.store.recover()
+            try store.store.removeObjects()
             return try store.store.collectGarbage(keep: keep)
         }
         for item in removed { print("removed \(item.name) \(item.version)") }

@@ -24,9 +24,7 @@ public enum BundlePacker {
     /// in the tree, or a name ``BundleExtractor/inspect()`` would refuse.
     public static func pack(directory: String, to zipPath: String) throws {
         let stamp = try DOSTimestamp.forPacking()
-        var files: [String] = []
-        try collectFiles(root: directory, relative: "", into: &files)
-        files.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let files = try files(in: directory)
 
         let temporary = zipPath + ".partial-\(getpid())"
         do {
@@ -42,6 +40,14 @@ public enum BundlePacker {
             throw error
         }
         try syncFile(parentDirectory(of: zipPath))
+    }
+
+    /// The relative path of every regular file under `directory`, sorted by bytes;
+    /// refuses what ``pack(directory:to:)`` refuses.
+    static func files(in directory: String) throws -> [String] {
+        var files: [String] = []
+        try collectFiles(root: directory, relative: "", into: &files)
+        return files.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     /// Appends the relative path of every regular file under `root/relative`.

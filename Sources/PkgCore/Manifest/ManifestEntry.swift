@@ -18,6 +18,8 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
     public var rollout: Rollout?
     /// Withdrawn versions: never installed, and a device running one switches back.
     public var revoked: [String]
+    /// The version's per-file index, for delta updates; nil: the zip only.
+    public var index: IndexReference?
 
     /// An entry; call ``validate(source:)`` before trusting it.
     public init(name: String, version: String, url: String, sha256: String, size: UInt64, routes: [String] = [],
@@ -33,7 +35,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, version, url, sha256, size, routes, rollout, revoked
+        case name, version, url, sha256, size, routes, rollout, revoked, index
     }
 
     /// Decodes an entry; `routes`, `rollout` and `revoked` may be absent and `size` must not be negative.
@@ -53,6 +55,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         routes = try container.decodeIfPresent([String].self, forKey: .routes) ?? []
         rollout = try container.decodeIfPresent(Rollout.self, forKey: .rollout)
         revoked = try container.decodeIfPresent([String].self, forKey: .revoked) ?? []
+        index = try container.decodeIfPresent(IndexReference.self, forKey: .index)
     }
 
     /// Encodes the entry, leaving out an absent rollout and an empty revocation list.
@@ -66,6 +69,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         try container.encode(routes, forKey: .routes)
         try container.encodeIfPresent(rollout, forKey: .rollout)
         if !revoked.isEmpty { try container.encode(revoked, forKey: .revoked) }
+        try container.encodeIfPresent(index, forKey: .index)
     }
 
     /// Checks that name and version are safe directory names and the hash is SHA-256 hex.
@@ -89,13 +93,25 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
             throw fail("revoked version '\(version.escapedForMessage)' must be 1-128 of [A-Za-z0-9._+-]")
         }
         try rollout?.validate(source: source, package: name)
+        if let index {
+            guard index.sha256.count == 64,
+                  index.sha256.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else {
+                throw fail("index.sha256 must be 64 lower-case hex digits")
+            }
+            guard !index.url.isEmpty else { throw fail("index.url is empty") }
+        }
     }
 
     /// The zip's absolute URL: `url` resolved against the manifest's URL.
     public func resolvedURL(relativeTo manifestURL: String) throws -> String {
+        try Self.resolve(url, relativeTo: manifestURL)
+    }
+
+    /// `url` made absolute against the manifest's URL.
+    static func resolve(_ url: String, relativeTo manifestURL: String) throws -> String {
         if let absolute = URL(string: url), absolute.scheme != nil { return absolute.absoluteString }
         guard let base = URL(string: manifestURL), let resolved = URL(string: url, relativeTo: base) else {
-            throw PkgError(.malformedManifest, "manifest \(manifestURL): package '\(name)': url '\(url)' is not a URL")
+            throw PkgError(.malformedManifest, "manifest \(manifestURL): url '\(url.escapedForMessage)' is not a URL")
         }
         return resolved.absoluteString
     }

@@ -1,6 +1,11 @@
+import Crypto
+import Foundation
+
 /// Packs a source tree into `OUT/NAME-VERSION.zip` and lists it in
 /// `OUT/manifest.json` (adding the package, or replacing its entry): what an
-/// origin serves to `pkgctl update`. With a ``ManifestSigner`` the manifest is
+/// origin serves to `pkgctl update`. Each file is also published as a
+/// content-addressed object under `OUT/objects/`, listed by a per-version
+/// index under `OUT/index/`, for per-file delta updates. With a ``ManifestSigner`` the manifest is
 /// written as a signed envelope with a raised sequence.
 public struct Publisher: Sendable {
     /// The directory receiving zips and `manifest.json`.
@@ -56,6 +61,7 @@ public struct Publisher: Sendable {
         var entry = ManifestEntry(name: name, version: version, url: fileName,
                                   sha256: digest.sha256, size: digest.size, routes: routes,
                                   revoked: previous?.revoked ?? [])
+        entry.index = try publishFiles(of: source, name: name, version: version)
         if let rolloutPercent, rolloutPercent < 100 {
             let sameVersion = previous?.version == version
             let before = previous.flatMap { sameVersion ? $0.rollout?.previous : Release($0) }
@@ -115,6 +121,33 @@ public struct Publisher: Sendable {
         entry.revoked = revoked
         try replace(entry, in: &manifest, signer: signer)
         return entry
+    }
+
+    /// Writes every file of `source` as an object (once: objects are named by
+    /// content) and the version's index; returns the index's reference.
+    private func publishFiles(of source: String, name: String, version: String) throws -> IndexReference {
+        var files: [PublishedFileIndex.File] = []
+        for path in try BundlePacker.files(in: source) {
+            let file = source + "/" + path
+            let digest = try FileHasher.hash(file: file)
+            var info = stat()
+            guard stat(file, &info) == 0 else { throw fileSystemError("stat", file) }
+            let object = outputDirectory + "/" + PublishedFileIndex.objectPath(digest.sha256)
+            if !FileSystem.exists(object) {
+                try FileSystem.makeDirectories((object as NSString).deletingLastPathComponent)
+                guard let bytes = try FileSystem.read(file) else { throw fileSystemError("read", file) }
+                try FileSystem.writeAtomically(bytes, to: object)
+            }
+            files.append(.init(path: path, sha256: digest.sha256, size: digest.size,
+                               mode: info.st_mode & 0o111 != 0 ? 0o755 : 0o644))
+        }
+        let relative = "index/\(name)-\(version).json"
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let bytes = Array(try encoder.encode(PublishedFileIndex(files: files)))
+        try FileSystem.makeDirectories(outputDirectory + "/index")
+        try FileSystem.writeAtomically(bytes, to: outputDirectory + "/" + relative)
+        return IndexReference(url: relative, sha256: SHA256.hash(data: bytes).hexString, size: UInt64(bytes.count))
     }
 
     private var manifestPath: String { outputDirectory + "/manifest.json" }

@@ -26,20 +26,36 @@ extension PackageStore {
                  workers: Int, checkSpace: Bool, replacing: Bool = false) throws -> VersionRecord {
         try layout.prepare()
         let label = "\(entry.name) \(entry.version)"
-        let destination = layout.versionDirectory(entry.name, entry.version)
-        let replaces = FileSystem.exists(destination)
-        if replaces, !replacing || activeVersion(of: entry.name) == entry.version {
-            throw PkgError(.invalidArgument, "\(label) is already installed at \(destination)"
-                           + (replacing ? " and active; an active version is not replaced in place" : ""))
-        }
+        try checkInstallable(entry, replacing: replacing)
         let extractor = BundleExtractor(archivePath: archive, label: label, limits: limits)
         let contents = try extractor.inspect()
         if checkSpace { try ensureRoomToExtract(contents, label: label) }
+        return try installStaged(entry, replacing: replacing) { staging in
+            try extractor.extract(contents, into: staging, workers: workers)
+        }
+    }
 
+    /// Refuses to install over an installed version, unless `replacing` an inactive one.
+    func checkInstallable(_ entry: ManifestEntry, replacing: Bool) throws {
+        let destination = layout.versionDirectory(entry.name, entry.version)
+        if FileSystem.exists(destination), !replacing || activeVersion(of: entry.name) == entry.version {
+            throw PkgError(.invalidArgument, "\(entry.name) \(entry.version) is already installed at \(destination)"
+                           + (replacing ? " and active; an active version is not replaced in place" : ""))
+        }
+    }
+
+    /// The one place a version enters the store: `populate` fills a new staging
+    /// directory and returns its index; the directory is flushed, its record
+    /// written and it is renamed (or exchanged, when replacing) into place.
+    func installStaged(_ entry: ManifestEntry, replacing: Bool,
+                       populate: (_ staging: String) throws -> FileIndex) throws -> VersionRecord {
+        try layout.prepare()
+        let destination = layout.versionDirectory(entry.name, entry.version)
+        let replaces = FileSystem.exists(destination)
         let staging = try makeStagingDirectory(prefix: "\(entry.name)-\(entry.version)")
         let recordFile = layout.recordFile(entry.name, entry.version)
         do {
-            let index = try extractor.extract(contents, into: staging, workers: workers)
+            let index = try populate(staging)
             try FileSystem.syncFileSystem(containing: staging)
             let record = VersionRecord(entry: entry, index: index)
             try FileSystem.makeDirectories(layout.recordDirectory(entry.name))

@@ -24,7 +24,7 @@ extension PackageStore {
                 }
             }
         }
-        for directory in [layout.state, layout.trials] {
+        for directory in [layout.state, layout.trials, layout.objects] {
             for name in try FileSystem.contents(of: directory) where name.hasPrefix(FileSystem.temporaryPrefix) {
                 unlink(directory + "/" + name)
             }

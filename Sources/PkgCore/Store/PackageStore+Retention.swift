@@ -44,4 +44,13 @@ extension PackageStore {
         }
         return removed
     }
+
+    /// Removes the objects that unfinished delta installs left in `ROOT/objects`
+    /// (kept so a resumed install need not fetch them again). Returns how many.
+    @discardableResult
+    public func removeObjects() throws -> Int {
+        let names = try FileSystem.contents(of: layout.objects)
+        for name in names { try FileSystem.removeTree(layout.objects + "/" + name) }
+        return names.count
+    }
 }

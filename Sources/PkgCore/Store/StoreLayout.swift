@@ -7,6 +7,7 @@ import Foundation
 /// ROOT/packages/NAME/current          symlink to VERSION, replaced by rename(2)
 /// ROOT/cache/[NAME@VERSION/]HOST/PATH write-through overlay of the resolver
 /// ROOT/staging/                       work in progress; emptied by recovery
+/// ROOT/objects/SHA256                 verified objects of a delta install not finished yet
 /// ROOT/state/manifest.json            validators of the last complete update
 /// ROOT/state/trust.json               sequence and expiry of the newest signed manifest accepted
 /// ROOT/state/holds.json               versions held back by rollback or a failed health check
@@ -39,6 +40,8 @@ public struct StoreLayout: Sendable, Hashable {
     public var cache: String { root + "/cache" }
     /// `ROOT/staging`: work in progress, emptied by recovery.
     public var staging: String { root + "/staging" }
+    /// `ROOT/objects`: verified objects of delta installs not finished yet, by SHA-256.
+    public var objects: String { root + "/objects" }
     /// `ROOT/state`: manifest validators and version records.
     public var state: String { root + "/state" }
     /// `ROOT/lock`, the file `StoreLock` holds.
@@ -75,7 +78,7 @@ public struct StoreLayout: Sendable, Hashable {
 
     /// Creates the top-level directories when missing.
     func prepare() throws {
-        for directory in [packages, cache, staging, state + "/packages", trials] {
+        for directory in [packages, cache, staging, objects, state + "/packages", trials] {
             try FileSystem.makeDirectories(directory)
         }
     }

@@ -85,4 +85,9 @@ public struct PkgError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The one-line message.
     public var description: String { message }
+
+    /// Whether the origin answered that the resource does not exist (404 or 410).
+    var isNotFound: Bool {
+        code == .httpStatus && (message.hasSuffix(": HTTP 404") || message.hasSuffix(": HTTP 410"))
+    }
 }

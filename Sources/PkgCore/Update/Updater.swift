@@ -102,6 +102,7 @@ public struct Updater: Sendable {
         let removed = try store.collectGarbage(keep: keep).map { "\($0.name) \($0.version)" }
         let report = UpdateReport(manifest: .fetched, packages: outcomes, removed: removed, reverted: reverted)
         if report.succeeded {
+            try store.removeObjects()  // no delta install is left unfinished
             try ManifestState(url: manifestURL, validators: newValidators, trustedKeyIDs: trust.keyIDs).save(store.layout)
         } else {
             ManifestState.clear(store.layout)
@@ -247,11 +248,19 @@ public struct Updater: Sendable {
                 + "switched back to \(back ?? "no version") and held \(trial.version)")
     }
 
-    /// Downloads, verifies and installs one version (not yet active). An
-    /// installed, inactive directory of the same version (re-published) is
-    /// replaced only once the new one is wholly extracted.
+    /// Downloads, verifies and installs one version (not yet active): file by
+    /// file when the origin publishes an index and that costs fewer bytes than
+    /// the zip, else the zip. An installed, inactive directory of the same
+    /// version (re-published) is replaced only once the new one is whole.
     private func download(_ entry: ManifestEntry, downloader: Downloader,
                           progress: @escaping @Sendable (UpdateEvent) -> Void) throws {
+        if let reference = entry.index {
+            let delta = DeltaInstall(store: store, downloader: downloader, manifestURL: manifestURL, limits: limits)
+            let installed = try delta.install(entry, reference: reference, replacing: true) { received, total in
+                progress(.downloading(name: entry.name, version: entry.version, received: received, total: total))
+            }
+            if installed != nil { return }
+        }
         let url = try entry.resolvedURL(relativeTo: manifestURL)
         try store.ensureRoom(forBytes: entry.size, purpose: "\(entry.name) \(entry.version): downloading \(url)")
         let archive = try store.makeStagingDirectory(prefix: "\(entry.name)-\(entry.version).download")

@@ -1,0 +1,120 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Installs a version file by file from its published index: files whose
+/// content an installed version already has are hard-linked from it
+/// (installed versions never change, so sharing an inode is safe), the others
+/// are downloaded as objects, each checked against its SHA-256 while it
+/// streams in. Objects wait in `ROOT/objects` until the version is installed,
+/// so a run that was killed resumes without fetching them again.
+struct DeltaInstall {
+    let store: PackageStore
+    let downloader: Downloader
+    let manifestURL: String
+    let limits: ExtractionLimits
+
+    /// What a delta install would fetch.
+    struct Plan {
+        var index: PublishedFileIndex
+        /// Where each known content already is in the store, by SHA-256.
+        var local: [String: String]
+        /// Contents to download, by SHA-256, with their sizes.
+        var missing: [String: UInt64]
+        var missingBytes: UInt64 { missing.values.reduce(0, +) }
+    }
+
+    /// Installs `entry` from its index and returns the record, or nil when a
+    /// delta does not pay (nothing installed to reuse, or the missing objects
+    /// weigh as much as the zip) or the origin does not have the index or an
+    /// object (404, 410); then the caller installs the zip. A hostile index, or
+    /// an index or object whose bytes do not match their hash, is an error.
+    func install(_ entry: ManifestEntry, reference: IndexReference, replacing: Bool,
+                 progress: @escaping @Sendable (UInt64, UInt64) -> Void) throws -> VersionRecord? {
+        do {
+            return try installOrDecline(entry, reference: reference, replacing: replacing, progress: progress)
+        } catch let error as PkgError where error.isNotFound {
+            return nil
+        }
+    }
+
+    private func installOrDecline(_ entry: ManifestEntry, reference: IndexReference, replacing: Bool,
+                                  progress: @escaping @Sendable (UInt64, UInt64) -> Void) throws -> VersionRecord? {
+        let local = try localContents(of: entry.name)
+        guard !local.isEmpty else { return nil }
+        let label = "\(entry.name) \(entry.version)"
+        let index = try fetchIndex(reference, label: label)
+        var missing: [String: UInt64] = [:]
+        for file in index.files where local[file.sha256] == nil { missing[file.sha256] = file.size }
+        let plan = Plan(index: index, local: local, missing: missing)
+        guard plan.missingBytes + reference.size < entry.size else { return nil }
+
+        try store.checkInstallable(entry, replacing: replacing)
+        try store.ensureRoom(forBytes: plan.missingBytes, purpose: "\(label): downloading changed files")
+        try FileSystem.makeDirectories(store.layout.objects)
+        var received: UInt64 = 0
+        for (sha256, size) in plan.missing.sorted(by: { $0.key < $1.key }) {
+            try fetchObject(sha256, size: size)
+            received += size
+            progress(received, plan.missingBytes)
+        }
+        let record = try store.installStaged(entry, replacing: replacing) { staging in
+            try populate(staging, plan: plan, label: label)
+        }
+        for sha256 in plan.missing.keys { unlink(objectPath(sha256)) }
+        return record
+    }
+
+    /// Every content of the package's installed versions, by SHA-256.
+    private func localContents(of name: String) throws -> [String: String] {
+        var local: [String: String] = [:]
+        for record in try store.retainedVersions(of: name).reversed() {
+            let directory = store.layout.versionDirectory(name, record.entry.version)
+            for (path, file) in record.index.files where local[file.sha256] == nil {
+                local[file.sha256] = directory + "/" + path
+            }
+        }
+        return local
+    }
+
+    private func fetchIndex(_ reference: IndexReference, label: String) throws -> PublishedFileIndex {
+        let url = try ManifestEntry.resolve(reference.url, relativeTo: manifestURL)
+        let staging = try store.makeStagingDirectory(prefix: "index")
+        defer { try? FileSystem.removeTree(staging) }
+        try downloader.download(from: url, to: staging + "/index.json", expectedSize: reference.size,
+                                expectedSHA256: reference.sha256)
+        return try PublishedFileIndex.parse(try FileSystem.read(staging + "/index.json") ?? [], label: label, limits: limits)
+    }
+
+    private func objectPath(_ sha256: String) -> String { store.layout.objects + "/" + sha256 }
+
+    /// Downloads one object unless an earlier run already verified it.
+    private func fetchObject(_ sha256: String, size: UInt64) throws {
+        let path = objectPath(sha256)
+        if FileSystem.exists(path) { return }
+        let partial = store.layout.objects + "/" + FileSystem.temporaryPrefix + sha256
+        let url = try ManifestEntry.resolve(PublishedFileIndex.objectPath(sha256), relativeTo: manifestURL)
+        do {
+            try downloader.download(from: url, to: partial, expectedSize: size, expectedSHA256: sha256)
+        } catch {
+            unlink(partial)
+            throw error
+        }
+        if rename(partial, path) != 0 { throw fileSystemError("rename \(partial) to", path) }
+    }
+
+    /// Links every file of the index into `staging`, from an installed version or an object.
+    private func populate(_ staging: String, plan: Plan, label: String) throws -> FileIndex {
+        for file in plan.index.files {
+            let source = plan.local[file.sha256] ?? objectPath(file.sha256)
+            let target = staging + "/" + file.path
+            try FileSystem.makeDirectories((target as NSString).deletingLastPathComponent)
+            if link(source, target) != 0 { throw fileSystemError("link \(source) to", target) }
+            if plan.local[file.sha256] == nil, chmod(target, mode_t(file.mode)) != 0 {
+                throw fileSystemError("chmod", target)
+            }
+        }
+        return plan.index.fileIndex
+    }
+}

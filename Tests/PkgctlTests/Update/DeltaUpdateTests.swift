@@ -1,0 +1,195 @@
+import Foundation
+import Testing
+@testable import PkgCore
+
+/// Per-file delta updates against a real nginx, whose access log shows what
+/// was fetched: changed files only, unchanged ones hard-linked, hostile or
+/// corrupt indexes and objects refused, an unfinished install resumed.
+@Suite struct DeltaUpdateTests {
+    let temp: TemporaryDirectory
+    let originRoot: String
+    let store: PackageStore
+
+    init() throws {
+        temp = try TemporaryDirectory()
+        originRoot = temp.path + "/origin"
+        store = PackageStore(root: temp.path + "/store")
+    }
+
+    /// A bundle of 24 incompressible 4 KB files; version `n` changes file 0 (and adds `extra` files).
+    func makeVersion(_ n: Int, changed: Int = 1) throws -> String {
+        let source = temp.path + "/src-\(n)"
+        try BundleFixtures.makeTree(at: source, files: 24, size: 4096, seed: 7)
+        for i in 0..<changed where n > 1 {
+            let path = try #require(try FileManager.default.subpathsOfDirectory(atPath: source)
+                .filter { $0.hasSuffix("/f\(i).bin") }.first)
+            try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ n &+ i) }).write(to: URL(fileURLWithPath: source + "/" + path))
+        }
+        return source
+    }
+
+    func publish(_ n: Int, changed: Int = 1) throws -> ManifestEntry {
+        try Publisher(outputDirectory: originRoot).publish(source: try makeVersion(n, changed: changed), name: "app",
+                                                          version: "\(n).0")
+    }
+
+    func updater(_ origin: NginxOrigin) -> Updater {
+        Updater(store: store, manifestURL: origin.baseURL + "/manifest.json",
+                transfer: TransferOptions(connectTimeout: 2, stallTimeout: 2, maxAttempts: 2, retryBaseDelay: 0.05))
+    }
+
+    /// Request paths nginx logged after `count` earlier lines.
+    func requests(_ origin: NginxOrigin, after count: Int) -> [String] {
+        _ = eventually(seconds: 2) { false }  // nginx logs after answering; give it a moment
+        return origin.accessLog().dropFirst(count).map { String($0.split(separator: " ")[0]) }
+    }
+
+    @Test func onlyChangedFilesAreFetchedAndUnchangedOnesShareTheirInode() throws {
+        let v1 = try publish(1)
+        let origin = try NginxOrigin(root: originRoot, accessLog: true)
+        defer { origin.stop() }
+        #expect(try updater(origin).run().succeeded)
+        let first = requests(origin, after: 0)
+        #expect(first == ["/manifest.json", "/" + v1.url], "a first install takes the zip")
+
+        let v2 = try publish(2)
+        let before = origin.accessLog().count
+        let report = try updater(origin).run()
+        #expect(report.packages.map(\.action) == [.upgraded])
+        let fetched = requests(origin, after: before)
+        #expect(fetched.count == 3, "\(fetched)")
+        #expect(fetched.first == "/manifest.json")
+        #expect(fetched.contains("/" + (v2.index?.url ?? "?")))
+        #expect(fetched.filter { $0.hasPrefix("/objects/") }.count == 1, "one changed file, one object")
+        #expect(!fetched.contains("/" + v2.url), "no zip")
+
+        // Every file equals the source; the unchanged ones are the very inodes of 1.0.
+        let source = try makeVersion(2)
+        let v1Dir = store.layout.versionDirectory("app", "1.0"), v2Dir = store.layout.versionDirectory("app", "2.0")
+        var shared = 0
+        for path in try FileManager.default.subpathsOfDirectory(atPath: source) where !FileSystem.isDirectory(source + "/" + path) {
+            #expect(FileManager.default.contentsEqual(atPath: source + "/" + path, andPath: v2Dir + "/" + path), "\(path)")
+            var a = stat(), b = stat()
+            if stat(v1Dir + "/" + path, &a) == 0, stat(v2Dir + "/" + path, &b) == 0, a.st_ino == b.st_ino { shared += 1 }
+        }
+        #expect(shared == 23)
+        #expect(try store.verify("app").allSatisfy(\.isIntact))
+        #expect(try FileSystem.contents(of: store.layout.objects).isEmpty, "objects go once the version is installed")
+        #expect(try FileSystem.contents(of: store.layout.staging).isEmpty)
+    }
+
+    @Test func theZipIsUsedWhenTheDeltaWouldNotPay() throws {
+        _ = try publish(1)
+        let origin = try NginxOrigin(root: originRoot, accessLog: true)
+        defer { origin.stop() }
+        #expect(try updater(origin).run().succeeded)
+        let v2 = try publish(2, changed: 24)
+        let before = origin.accessLog().count
+        #expect(try updater(origin).run().succeeded)
+        let fetched = requests(origin, after: before)
+        #expect(fetched.contains("/" + v2.url), "\(fetched)")
+        #expect(!fetched.contains { $0.hasPrefix("/objects/") })
+    }
+
+    @Test func aMissingObjectFallsBackToTheZipAndACorruptOneFails() throws {
+        _ = try publish(1)
+        let origin = try NginxOrigin(root: originRoot, accessLog: true)
+        defer { origin.stop() }
+        #expect(try updater(origin).run().succeeded)
+        let v2 = try publish(2)
+        let object = try changedObject(v2)
+        let saved = try #require(try FileSystem.read(object))
+
+        try FileManager.default.removeItem(atPath: object)
+        let before = origin.accessLog().count
+        #expect(try updater(origin).run().succeeded)
+        #expect(requests(origin, after: before).contains("/" + v2.url), "404 for an object: the zip instead")
+        #expect(store.activeVersion(of: "app") == "2.0")
+
+        _ = try publish(3)
+        let v3object = try changedObject(try #require(try PublishedManifest.read(originRoot + "/manifest.json")).manifest.packages[0])
+        try FileSystem.writeAtomically(saved, to: v3object)  // other bytes under this name
+        let report = try updater(origin).run()
+        #expect(report.packages.first?.action == .failed)
+        #expect(report.packages.first?.error?.contains("SHA-256") == true || report.packages.first?.error?.contains("sha256") == true,
+                "\(report.packages.first?.error ?? "")")
+        #expect(store.activeVersion(of: "app") == "2.0")
+        #expect(try store.verify("app").allSatisfy(\.isIntact))
+    }
+
+    @Test func anUnfinishedInstallResumesWithoutFetchingObjectsAgain() throws {
+        _ = try publish(1)
+        let origin = try NginxOrigin(root: originRoot, accessLog: true)
+        defer { origin.stop() }
+        #expect(try updater(origin).run().succeeded)
+        let v2 = try publish(2, changed: 4)
+        let index = try PublishedFileIndex.parse(try FileSystem.read(originRoot + "/" + (v2.index?.url ?? "")) ?? [],
+                                                 label: "x", limits: ExtractionLimits())
+        let changed = Set(index.files.map(\.sha256)).subtracting(
+            try store.record(of: "app", version: "1.0")?.index.files.values.map(\.sha256) ?? [])
+        #expect(changed.count == 4)
+        // The last object (in the order they are fetched) is corrupt on the origin: the run fails there.
+        let last = try #require(changed.sorted().last)
+        let lastPath = originRoot + "/" + PublishedFileIndex.objectPath(last)
+        let good = try #require(try FileSystem.read(lastPath))
+        try FileSystem.writeAtomically(Array(repeating: 0, count: good.count), to: lastPath)
+        #expect(try updater(origin).run().packages.first?.action == .failed)
+        #expect(try FileSystem.contents(of: store.layout.objects).count == 3, "verified objects wait for the next run")
+
+        try FileSystem.writeAtomically(good, to: lastPath)
+        let before = origin.accessLog().count
+        #expect(try updater(origin).run().succeeded)
+        let objects = requests(origin, after: before).filter { $0.hasPrefix("/objects/") }
+        #expect(objects == ["/" + PublishedFileIndex.objectPath(last)], "only the object not yet verified")
+        #expect(try store.verify("app").allSatisfy(\.isIntact))
+    }
+
+    @Test func anIndexWhoseBytesDoNotMatchItsHashIsRefused() throws {
+        _ = try publish(1)
+        let origin = try NginxOrigin(root: originRoot)
+        defer { origin.stop() }
+        #expect(try updater(origin).run().succeeded)
+        let v2 = try publish(2)
+        let indexPath = originRoot + "/" + (v2.index?.url ?? "")
+        var bytes = try #require(try FileSystem.read(indexPath))
+        bytes[bytes.count / 2] ^= 0x01
+        try FileSystem.writeAtomically(bytes, to: indexPath)
+        let report = try updater(origin).run()
+        #expect(report.packages.first?.action == .failed)
+        #expect(store.activeVersion(of: "app") == "1.0")
+    }
+
+    @Test(arguments: [
+        (#"{"files":[{"path":"../x","sha256":"\#(hex)","size":1,"mode":420}]}"#, "'../x': path leaves the bundle"),
+        (#"{"files":[{"path":"/etc/x","sha256":"\#(hex)","size":1,"mode":420}]}"#, "'/etc/x': absolute path"),
+        (#"{"files":[{"path":"a\\b","sha256":"\#(hex)","size":1,"mode":420}]}"#, "backslash"),
+        (#"{"files":[{"path":"a","sha256":"\#(hex)","size":1,"mode":420},{"path":"a","sha256":"\#(hex)","size":1,"mode":420}]}"#,
+         "'a': duplicate path"),
+        (#"{"files":[{"path":"A.html","sha256":"\#(hex)","size":1,"mode":420},{"path":"a.html","sha256":"\#(hex)","size":1,"mode":420}]}"#,
+         "'a.html': differs from another path only in case"),
+        (#"{"files":[{"path":"a","sha256":"\#(hex)","size":1,"mode":420},{"path":"a/b","sha256":"\#(hex)","size":1,"mode":420}]}"#,
+         "'a': is both a file and a directory"),
+        (#"{"files":[{"path":"a","sha256":"XYZ","size":1,"mode":420}]}"#, "sha256 must be 64 lower-case hex digits"),
+        (#"{"files":[{"path":"a","sha256":"\#(hex)","size":1,"mode":2541}]}"#, "mode must be 644 or 755"),
+        (#"{"files":[{"path":"a","sha256":"\#(hex)","size":99999999999,"mode":420}]}"#, "more than the limit"),
+        (#"{"files":"nope"}"#, "files: expected"),
+    ])
+    func hostileIndexesAreRefused(json: String, reason: String) {
+        let error = #expect(throws: PkgError.self) {
+            try PublishedFileIndex.parse(Array(json.utf8), label: "app 2.0", limits: ExtractionLimits())
+        }
+        #expect(error?.message.hasPrefix("app 2.0: file index: ") == true)
+        #expect(error?.message.contains(reason) == true, "\(error?.message ?? "")")
+    }
+
+    /// The object of the one file that differs between version 1 and `entry`.
+    private func changedObject(_ entry: ManifestEntry) throws -> String {
+        let index = try PublishedFileIndex.parse(try FileSystem.read(originRoot + "/" + (entry.index?.url ?? "")) ?? [],
+                                                 label: "x", limits: ExtractionLimits())
+        let old = Set(try store.record(of: "app", version: store.activeVersion(of: "app") ?? "")?.index.files.values.map(\.sha256) ?? [])
+        let sha = try #require(index.files.map(\.sha256).first { !old.contains($0) })
+        return originRoot + "/" + PublishedFileIndex.objectPath(sha)
+    }
+}
+
+private let hex = String(repeating: "a", count: 64)
