@@ -109,18 +109,25 @@ public struct Downloader: Sendable {
     ///   `.sizeMismatch` for too many or too few bytes; `.checksumMismatch` with the expected
     ///   and actual digests; or the filesystem error naming `path` when writing fails
     ///   (`.insufficientSpace` for ENOSPC).
+    ///
+    /// With `compressed`, the origin may answer with a `Content-Encoding` (gzip,
+    /// deflate...) that libcurl decodes; size and hash are those of the decoded
+    /// bytes, and a retry starts again from zero (a Range would count encoded bytes).
     public func download(
         from url: String,
         to path: String,
         expectedSize: UInt64,
         expectedSHA256: String,
+        compressed: Bool = false,
         progress: (@Sendable (_ received: UInt64, _ total: UInt64) -> Void)? = nil
     ) throws {
         let easy = try makeHandle(url: url)
+        if compressed { try easy.set(CURLOPT_ACCEPT_ENCODING, "") }
         let sink = try DownloadSink(path: path, url: url, expectedSize: expectedSize, progress: progress)
         var entity = HTTPValidators()
 
         try withRetries {
+            if compressed, sink.received > 0 { try sink.restart() }
             let offset = sink.received
             if offset > 0 && offset == expectedSize {
                 // Everything arrived before the connection failed: let the checks decide.

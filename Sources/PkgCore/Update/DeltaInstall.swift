@@ -7,7 +7,9 @@ import Glibc
 /// content an installed version already has are hard-linked from it
 /// (installed versions never change, so sharing an inode is safe), the others
 /// are downloaded as objects, each checked against its SHA-256 while it
-/// streams in. Objects wait in `ROOT/objects` until the version is installed,
+/// streams in. Objects are stored plain and asked for compressed: the origin
+/// (nginx `gzip`/`gzip_static`, any CDN) compresses what is worth it, so no
+/// second copy of each object is published. Objects wait in `ROOT/objects` until the version is installed,
 /// so a run that was killed resumes without fetching them again.
 struct DeltaInstall {
     let store: PackageStore
@@ -83,7 +85,7 @@ struct DeltaInstall {
         let staging = try store.makeStagingDirectory(prefix: "index")
         defer { try? FileSystem.removeTree(staging) }
         try downloader.download(from: url, to: staging + "/index.json", expectedSize: reference.size,
-                                expectedSHA256: reference.sha256)
+                                expectedSHA256: reference.sha256, compressed: true)
         return try PublishedFileIndex.parse(try FileSystem.read(staging + "/index.json") ?? [], label: label, limits: limits)
     }
 
@@ -96,7 +98,7 @@ struct DeltaInstall {
         let partial = store.layout.objects + "/" + FileSystem.temporaryPrefix + sha256
         let url = try ManifestEntry.resolve(PublishedFileIndex.objectPath(sha256), relativeTo: manifestURL)
         do {
-            try downloader.download(from: url, to: partial, expectedSize: size, expectedSHA256: sha256)
+            try downloader.download(from: url, to: partial, expectedSize: size, expectedSHA256: sha256, compressed: true)
         } catch {
             unlink(partial)
             throw error

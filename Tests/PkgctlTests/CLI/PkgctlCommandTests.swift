@@ -176,6 +176,53 @@ import Testing
         #expect(try store.verify("app").allSatisfy(\.isIntact))
     }
 
+    /// The same for delta installs: each version shares 90 % of its files with the
+    /// other, so every install after the first links them and fetches the rest.
+    /// No kill leaves a retained version (whose inodes the next one shares) changed.
+    @Test func killedDeltaUpdatesNeverAlterAnInstalledVersion() throws {
+        let v1 = temp.path + "/v1", v2 = temp.path + "/v2"
+        try BundleFixtures.makeTree(at: v1, files: 300, size: 24_000, seed: 1)
+        try BundleFixtures.makeTree(at: v2, files: 300, size: 24_000, seed: 1)
+        for path in try FileManager.default.subpathsOfDirectory(atPath: v2) where path.hasSuffix("0.bin") {
+            try Data((0..<24_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: URL(fileURLWithPath: v2 + "/" + path))
+        }
+        let publisher = Publisher(outputDirectory: origin)
+        let entries = try [publisher.publish(source: v1, name: "app", version: "1"),
+                           publisher.publish(source: v2, name: "app", version: "2")]
+        func publish(_ entry: ManifestEntry) throws {
+            try FileSystem.writeAtomically(try Manifest(packages: [entry]).encoded(), to: origin + "/manifest.json")
+        }
+        let store = PackageStore(root: root)
+        let arguments = ["update", "--quiet", "--keep", "1", "--root", root, "--manifest", manifestURL]
+        try publish(entries[0])
+        #expect(try PkgctlProcess.run(arguments).status == 0)
+        try publish(entries[1])
+        let started = Date()
+        #expect(try PkgctlProcess.run(arguments).status == 0)
+        let deltaRun = Date().timeIntervalSince(started)
+
+        var generator = SplitMix(seed: 7)
+        var killedMidway = 0
+        for iteration in 0..<20 {
+            let before = try #require(store.activeVersion(of: "app"))
+            let target = entries[iteration % 2 == 0 ? 0 : 1]
+            try publish(target)
+            let (process, _, _) = try PkgctlProcess.start(arguments)
+            Thread.sleep(forTimeInterval: deltaRun * 1.2 * Double(generator.next() % 1000) / 1000)
+            if process.isRunning { killedMidway += 1 }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let active = try #require(store.activeVersion(of: "app"), "iteration \(iteration)")
+            #expect([before, target.version].contains(active))
+            let reports = try store.verify("app")
+            #expect(reports.filter { !$0.isIntact }.isEmpty, "iteration \(iteration): \(reports)")
+        }
+        #expect(killedMidway >= 6, "only \(killedMidway) kills landed mid-run")
+        #expect(try PkgctlProcess.run(arguments).status == 0)
+        #expect(try store.verify("app").allSatisfy(\.isIntact))
+        #expect(try FileSystem.contents(of: store.layout.objects).isEmpty)
+    }
+
     private func hasPrinted(_ pipe: Pipe, _ text: String) throws -> Bool {
         let handle = pipe.fileHandleForReading
         var pollfd = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)

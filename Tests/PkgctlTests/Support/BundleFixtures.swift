@@ -35,10 +35,13 @@ enum BundleFixtures {
         }
     }
 
-    /// Rewrites the manifest in `origin` with `transform` applied to the entry named `name`.
+    /// Rewrites the manifest in `origin` with `transform` applied. The entries lose
+    /// their per-file index, so an edit of a zip's url, size or hash is what the
+    /// update meets (else the delta path would install from objects).
     static func editManifest(in origin: String, _ transform: (inout Manifest) -> Void) throws {
         let path = origin + "/manifest.json"
         var manifest = try Manifest.parse(Array(try Data(contentsOf: URL(fileURLWithPath: path))), source: path)
+        for i in manifest.packages.indices { manifest.packages[i].index = nil }
         transform(&manifest)
         try manifest.encoded().write(to: URL(fileURLWithPath: path))
     }
