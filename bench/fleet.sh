@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # A fleet against one static origin: DEVICES simulated devices (separate stores and
-# device ids) run the release build of `pkgctl update` against a loopback nginx,
-# WAVE at a time, and nginx's access log measures what each step cost the origin:
+# device ids) run the release build of `pkgctl update` against a loopback nginx
+# (gzip on, as a CDN would compress), WAVE at a time, and nginx's access log
+# measures what each step cost the origin. The bundle: 200 generated files
+# (html/js/css/json text and incompressible images), about 1.5 MB.
 #   1. first install of v1            requests and bytes per device
 #   2. a no-change poll               requests per device, and how many were 304s without a body
-#   4. rollout 10 % -> 50 % -> 100 %  share of devices on v2 after each step; devices that moved back
-#   5. revoke v2                      devices back on v1
-# (Rows 3 and 6, per-file deltas and a resumed delta update, wait for the delta work.)
+#   3. v2 with 5 % of files changed   bytes per device against the gzip size of the changed files
+#                                     plus the index; files written per device
+#   4. rollout of v3 10 -> 50 -> 100 %  share of devices on v3 after each step; devices that moved back
+#   5. revoke v3                      devices back on v2
+#   6. killed and resumed update      bytes of a killed run plus its rerun against one clean run
 # Usage: bench/fleet.sh [DEVICES] [WAVE]   (default 1000 devices, 8 at a time)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,6 +36,8 @@ error_log $work/nginx-error.log;
 events { worker_connections 1024; }
 http {
   types { application/zip zip; application/json json; }
+  default_type application/octet-stream;
+  gzip on; gzip_min_length 256; gzip_types application/octet-stream application/json;
   log_format fleet '\$request_uri \$status \$bytes_sent';
   access_log $work/access.log fleet;
   client_body_temp_path $work/tmp-body; proxy_temp_path $work/tmp-proxy; fastcgi_temp_path $work/tmp-fcgi;
@@ -42,74 +48,131 @@ CONF
 nginx -p "$work" -c "$work/nginx.conf"
 
 python3 - "$pkgctl" "$work" "http://127.0.0.1:$port/manifest.json" "$devices" "$wave" <<'PY'
-import concurrent.futures, os, subprocess, sys, time
+import concurrent.futures, gzip, os, random, shutil, signal, statistics, subprocess, sys, time
 pkgctl, work, manifest, devices, wave = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 log = os.path.join(work, "access.log")
+www = os.path.join(work, "www")
 ids = [f"device-{i:04d}" for i in range(devices)]
+rng = random.Random(5)
+words = "const let function return value state render props module export import div span class".split()
 
-def publisher(*args):
-    subprocess.run([pkgctl, *args], check=True, stdout=subprocess.DEVNULL)
+def make_v1(out):
+    for i in range(200):
+        kind = ["html", "js", "css", "json", "jpg"][i % 5]
+        path = os.path.join(out, kind, f"f{i:03d}.{kind}")
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        size = rng.randint(2_000, 14_000)
+        data = os.urandom(size) if kind == "jpg" else " ".join(rng.choice(words) for _ in range(size // 6)).encode()
+        open(path, "wb").write(data)
 
-def update(device):
+def derive(src, out, changed, seed):
+    shutil.copytree(src, out)
+    files = sorted(os.path.join(d, f) for d, _, fs in os.walk(out) for f in fs)
+    picked = random.Random(seed).sample(files, changed)
+    for path in picked:
+        data = open(path, "rb").read()
+        open(path, "wb").write(data[: len(data) // 2] + f" changed {seed} ".encode() + data[len(data) // 2 :])
+    return [os.path.relpath(p, out) for p in picked]
+
+def pack(src, version, *extra):
+    subprocess.run([pkgctl, "pack", src, "--name", "app", "--version", version, "--out", www, *extra],
+                   check=True, stdout=subprocess.DEVNULL)
+
+def update(device, check=True):
     root = os.path.join(work, "stores", device)
     r = subprocess.run([pkgctl, "update", "--quiet", "--root", root, "--manifest", manifest, "--device-id", device],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if r.returncode != 0:
+    if check and r.returncode != 0:
         raise SystemExit(f"{device}: {r.stderr.strip()}")
     try:
-        return os.readlink(os.path.join(root, "packages", "demo", "current"))
+        return os.readlink(os.path.join(root, "packages", "app", "current"))
     except FileNotFoundError:
         return None
 
-def fleet_run():
-    """Every device once, WAVE at a time; the access-log lines this step added."""
-    before = os.path.getsize(log) if os.path.exists(log) else 0
-    started = time.monotonic()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=wave) as pool:
-        versions = dict(zip(ids, pool.map(update, ids)))
-    elapsed = time.monotonic() - started
+def log_size():
+    return os.path.getsize(log) if os.path.exists(log) else 0
+
+def log_since(offset):
     time.sleep(0.3)  # nginx writes its log line after the answer
     with open(log) as f:
-        f.seek(before)
-        lines = [line.split() for line in f if line.strip()]
-    return versions, lines, elapsed
+        f.seek(offset)
+        return [line.split() for line in f if line.strip()]
+
+def fleet_run(members=ids):
+    before = log_size()
+    started = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=wave) as pool:
+        versions = dict(zip(members, pool.map(update, members)))
+    return versions, log_since(before), time.monotonic() - started
 
 def row(step, text):
     print(f"| {step} | {text} |")
 
-print(f"devices: {devices}, {wave} at a time, release build, nginx on 127.0.0.1\n")
+sources = os.path.join(work, "src")
+make_v1(os.path.join(sources, "v1"))
+changed2 = derive(os.path.join(sources, "v1"), os.path.join(sources, "v2"), 10, 2)
+derive(os.path.join(sources, "v2"), os.path.join(sources, "v3"), 10, 3)
+derive(os.path.join(sources, "v3"), os.path.join(sources, "v4"), 40, 4)
+
+print(f"devices: {devices}, {wave} at a time, release build, nginx on 127.0.0.1 with gzip\n")
 print("| step | result |\n|---|---|")
-www = os.path.join(work, "www")
-publisher("pack", "sample-bundles/demo/1.0.0", "--name", "demo", "--version", "1.0.0", "--out", www, "--route", "www.example.com/app")
+pack(os.path.join(sources, "v1"), "1")
 versions, lines, elapsed = fleet_run()
-zips = [l for l in lines if l[0].endswith(".zip")]
-row("1. first install of v1", f"{len(lines) / devices:.2f} requests and {sum(int(l[2]) for l in lines) / devices:,.0f} bytes per device "
-    f"({len(zips) / devices:.2f} zip downloads; zip {os.path.getsize(os.path.join(www, 'demo-1.0.0.zip')):,} bytes); "
-    f"{sum(v == '1.0.0' for v in versions.values())} of {devices} on v1; {elapsed:.1f} s")
+zip_size = os.path.getsize(os.path.join(www, "app-1.zip"))
+row("1. first install of v1", f"{len(lines) / devices:.2f} requests and {sum(int(l[2]) for l in lines) / devices:,.0f} bytes "
+    f"per device (zip {zip_size:,} bytes, 200 files); {sum(v == '1' for v in versions.values())} of {devices} on v1; {elapsed:.1f} s")
 
 versions, lines, elapsed = fleet_run()
-not_modified = [l for l in lines if l[1] == "304"]
-row("2. no-change poll", f"{len(lines) / devices:.2f} requests per device, {len(not_modified)} of {len(lines)} answered 304, "
-    f"{sum(int(l[2]) for l in lines) / max(len(lines), 1):.0f} bytes each (headers only); {elapsed:.1f} s")
+row("2. no-change poll", f"{len(lines) / devices:.2f} requests per device, {sum(l[1] == '304' for l in lines)} of {len(lines)} "
+    f"answered 304, {sum(int(l[2]) for l in lines) / max(len(lines), 1):.0f} bytes each (headers only); {elapsed:.1f} s")
 
-publisher("pack", "sample-bundles/demo/1.1.0", "--name", "demo", "--version", "2.0.0", "--out", www,
-          "--route", "www.example.com/app", "--rollout", "10")
-on_v2 = set()
-moved_back = 0
+pack(os.path.join(sources, "v2"), "2")
+versions, lines, elapsed = fleet_run()
+per_device = sum(int(l[2]) for l in lines if not l[0].endswith("manifest.json")) / devices
+gz = sum(len(gzip.compress(open(os.path.join(sources, "v2", p), "rb").read())) for p in changed2)
+index = os.path.getsize(os.path.join(www, "index", "app-2.json"))
+written = []
+for device in ids[:: max(1, devices // 100)]:
+    store = os.path.join(work, "stores", device, "packages", "app")
+    v1, v2 = os.path.join(store, "1"), os.path.join(store, "2")
+    files = [os.path.relpath(os.path.join(d, f), v2) for d, _, fs in os.walk(v2) for f in fs]
+    written.append(sum(1 for f in files if not os.path.exists(os.path.join(v1, f))
+                       or os.stat(os.path.join(v1, f)).st_ino != os.stat(os.path.join(v2, f)).st_ino))
+row("3. v2, 10 of 200 files changed", f"{per_device:,.0f} bytes per device beyond the manifest, against {gz:,} gzip bytes of "
+    f"the changed files + {index:,} of index = {per_device / (gz + index):.2f}x (the zip: {os.path.getsize(os.path.join(www, 'app-2.zip')):,}); "
+    f"{statistics.median(written):.0f} files written per device (median of {len(written)}); "
+    f"{sum(v == '2' for v in versions.values())} of {devices} on v2; {elapsed:.1f} s")
+
+pack(os.path.join(sources, "v3"), "3", "--rollout", "10")
+on_v3, moved_back = set(), 0
 for percent in (10, 50, 100):
     if percent > 10:
-        publisher("rollout", www, "demo", str(percent))
+        subprocess.run([pkgctl, "rollout", www, "app", str(percent)], check=True, stdout=subprocess.DEVNULL)
     versions, lines, elapsed = fleet_run()
-    now = {d for d, v in versions.items() if v == "2.0.0"}
-    moved_back += len(on_v2 - now)
-    on_v2 = now
-    row(f"4. rollout {percent} %", f"{100 * len(now) / devices:.1f} % of devices on v2 (target {percent} %), "
+    now = {d for d, v in versions.items() if v == "3"}
+    moved_back += len(on_v3 - now)
+    on_v3 = now
+    row(f"4. rollout of v3 to {percent} %", f"{100 * len(now) / devices:.1f} % of devices on v3 (target {percent} %), "
         f"{moved_back} moved back; {len(lines) / devices:.2f} requests per device; {elapsed:.1f} s")
 
-publisher("revoke", www, "demo", "2.0.0")
+subprocess.run([pkgctl, "revoke", www, "app", "3"], check=True, stdout=subprocess.DEVNULL)
 versions, lines, elapsed = fleet_run()
-row("5. revoke v2", f"{sum(v == '1.0.0' for v in versions.values())} of {devices} devices back on v1, "
-    f"{len([l for l in lines if l[0].endswith('.zip')])} zip downloads (v1 was retained); {elapsed:.1f} s")
-row("3. v2 with 5 % of files changed", "not measured: per-file deltas are not built yet (full zip per device)")
-row("6. killed and resumed update", "not measured: waits for the delta work")
+row("5. revoke v3", f"{sum(v == '2' for v in versions.values())} of {devices} devices back on v2, "
+    f"{sum(l[0].startswith('/objects/') or l[0].endswith('.zip') for l in lines)} downloads (v2 was retained); {elapsed:.1f} s")
+
+pack(os.path.join(sources, "v4"), "4")
+clean_device, trials = ids[0], []
+before = log_size(); update(clean_device)
+clean = sum(int(l[2]) for l in log_since(before) if not l[0].endswith("manifest.json"))
+for device in ids[1:11]:
+    root = os.path.join(work, "stores", device)
+    before = log_size()
+    process = subprocess.Popen([pkgctl, "update", "--quiet", "--root", root, "--manifest", manifest, "--device-id", device],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(rng.uniform(0.005, 0.06))
+    process.send_signal(signal.SIGKILL); process.wait()
+    update(device)
+    trials.append(sum(int(l[2]) for l in log_since(before) if not l[0].endswith("manifest.json")) / clean)
+row("6. killed and resumed update (v4, 40 files changed)", f"killed run + rerun fetched {statistics.median(trials):.2f}x the bytes "
+    f"of one clean run (median of {len(trials)}, max {max(trials):.2f}x; clean: {clean:,} bytes)")
 PY
