@@ -60,7 +60,7 @@ public struct Downloader: Sendable {
             var headers = ResponseHeaders()
             var body: [UInt8] = []
             var rejectedStatus: Int?
-            easy.onHeader = { headers.take($0) }
+            easy.onHeader = { headers.take($0); return true }
             easy.onBody = { bytes in
                 let status = easy.responseCode
                 guard Self.isSuccess(status) else {
@@ -70,7 +70,7 @@ public struct Downloader: Sendable {
                 body.append(contentsOf: bytes)
                 return true
             }
-            defer { easy.onHeader = { _ in }; easy.onBody = { _ in true } }
+            defer { easy.onHeader = { _ in true }; easy.onBody = { _ in true } }
 
             let code = easy.perform()
             let status = rejectedStatus ?? easy.responseCode
@@ -174,7 +174,7 @@ public struct Downloader: Sendable {
                 do { stop = try verdict() } catch { stop = .failed(error, retryable: false) }
                 return stop == nil
             }
-            easy.onHeader = { headers.take($0) }
+            easy.onHeader = { headers.take($0); return true }
             easy.onBody = { bytes in
                 if !bodyStarted && !startBody() { return false }
                 do {
@@ -185,7 +185,7 @@ public struct Downloader: Sendable {
                     return false
                 }
             }
-            defer { easy.onHeader = { _ in }; easy.onBody = { _ in true } }
+            defer { easy.onHeader = { _ in true }; easy.onBody = { _ in true } }
 
             let code = easy.perform()
             if let stop { return stop }

@@ -1,7 +1,9 @@
 import CCurl
 
 /// Owns one libcurl easy handle (`CURL *`), its header list and error buffer, and frees
-/// them in `deinit`.
+/// them in `deinit`: the one place pkgctl creates, configures and frees easy handles,
+/// for the updater's blocking transfers (``perform()``) and the resolver's transfers
+/// on its multi handle alike.
 ///
 /// libcurl's C callbacks are non-capturing closures that recover the handle from their
 /// context pointer through `Unmanaged` and call the Swift closures stored here. A handle
@@ -10,10 +12,12 @@ final class EasyHandle {
     /// Called with each chunk of the response body; return false to abort the transfer
     /// (``perform()`` then returns `CURLE_WRITE_ERROR`).
     var onBody: (UnsafeRawBufferPointer) -> Bool = { _ in true }
-    /// Called with each response header line, status lines included, CRLF stripped.
-    var onHeader: (String) -> Void = { _ in }
+    /// Called with each response header line as libcurl delivers it (status lines
+    /// included, CRLF kept); return false to abort the transfer.
+    var onHeader: (String) -> Bool = { _ in true }
 
-    private let raw: UnsafeMutableRawPointer
+    /// The `CURL *`, for adding the handle to a multi handle.
+    let raw: UnsafeMutableRawPointer
     private var headerList: UnsafeMutablePointer<curl_slist>?
     private let errorBuffer: UnsafeMutablePointer<CChar>
 
@@ -43,11 +47,9 @@ final class EasyHandle {
             guard let context else { return 0 }
             let handle = Unmanaged<EasyHandle>.fromOpaque(context).takeUnretainedValue()
             let length = size * count
-            if let buffer {
-                let bytes = UnsafeRawBufferPointer(start: buffer, count: length)
-                handle.onHeader(String(decoding: bytes, as: UTF8.self))
-            }
-            return length
+            guard let buffer else { return length }
+            let bytes = UnsafeRawBufferPointer(start: buffer, count: length)
+            return handle.onHeader(String(decoding: bytes, as: UTF8.self)) ? length : 0
         }, CURLOPT_HEADERFUNCTION)
         try set(CURLOPT_HEADERDATA, pointer: context)
     }
@@ -66,6 +68,19 @@ final class EasyHandle {
     /// Sets a string option; libcurl copies the string.
     func set(_ option: CURLoption, _ value: String) throws {
         try check(value.withCString { pkg_curl_easy_setopt_ptr(raw, option, $0) }, option)
+    }
+
+    /// Sets a `curl_off_t` option (the `*_LARGE` ones).
+    func set(_ option: CURLoption, offset value: Int64) throws {
+        try check(pkg_curl_easy_setopt_off(raw, option, curl_off_t(value)), option)
+    }
+
+    /// Sends `body` as the request body (libcurl copies it).
+    func setRequestBody(_ body: [UInt8]) throws {
+        try set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(body.count))
+        try check(body.withUnsafeBytes {
+            pkg_curl_easy_setopt_ptr(raw, CURLOPT_COPYPOSTFIELDS, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1))
+        }, CURLOPT_COPYPOSTFIELDS)
     }
 
     /// Clears a pointer or string option.

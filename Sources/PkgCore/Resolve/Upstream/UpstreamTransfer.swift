@@ -15,24 +15,20 @@ protocol UpstreamTransferSink: AnyObject {
     func transferCancelled()
 }
 
-/// One libcurl easy handle, owned by this object and freed in `deinit`. The C
-/// callbacks are non-capturing closures that recover the owner through
-/// `Unmanaged` (HEADERDATA / WRITEDATA / PRIVATE); the ``CurlMultiLoop`` keeps
-/// the owner alive while the handle is in the multi handle.
+/// One origin request of the resolver on an ``EasyHandle`` (the one owner of
+/// libcurl easy handles), driven by the ``CurlMultiLoop``, which keeps this
+/// object alive while its handle is in the multi handle.
 final class UpstreamTransfer: @unchecked Sendable {
-    let easy: UnsafeMutableRawPointer
+    let handle: EasyHandle
     let url: String
-    private var headerList: UnsafeMutablePointer<curl_slist>?
     private var sink: (any UpstreamTransferSink)?
     private var head = ResponseHeaders()
     /// Set once the response head went to the sink; later header lines are trailers.
     private var announced = false
     private var bodyBytes: Int64 = 0
-    private let errorBuffer: UnsafeMutablePointer<CChar> = {
-        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
-        buffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        return buffer
-    }()
+
+    /// The `CURL *` the multi loop adds and removes.
+    var easy: UnsafeMutableRawPointer { handle.raw }
 
     /// Hop-by-hop and framing headers that are not forwarded in either direction.
     static let hopByHop: Set<String> = [
@@ -42,64 +38,36 @@ final class UpstreamTransfer: @unchecked Sendable {
 
     init(url: String, method: String, headers: [(name: String, value: String)], body: [UInt8],
          caFile: String?, connectTimeoutMilliseconds: Int, sink: any UpstreamTransferSink) throws {
-        try Curl.initialize()
-        guard let easy = curl_easy_init() else { throw PkgError(.transferFailed, "\(url): curl_easy_init failed") }
-        self.easy = easy
+        handle = try EasyHandle()
         self.url = url
         self.sink = sink
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        var ok = true
-        func set(_ code: CURLcode) { if code != CURLE_OK { ok = false } }
-        set(pkg_curl_easy_setopt_ptr(easy, CURLOPT_URL, url))
-        set(pkg_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1))
-        set(pkg_curl_easy_setopt_ptr(easy, CURLOPT_PROTOCOLS_STR, "http,https"))
-        set(pkg_curl_easy_setopt_ptr(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"))
-        set(pkg_curl_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0))
-        set(pkg_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, connectTimeoutMilliseconds))
-        set(pkg_curl_easy_setopt_ptr(easy, CURLOPT_PRIVATE, context))
-        set(pkg_curl_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, errorBuffer))
-        if let caFile { set(pkg_curl_easy_setopt_ptr(easy, CURLOPT_CAINFO, caFile)) }
+        try handle.set(CURLOPT_URL, url)
+        try handle.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        try handle.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        try handle.set(CURLOPT_FOLLOWLOCATION, 0)
+        try handle.set(CURLOPT_CONNECTTIMEOUT_MS, connectTimeoutMilliseconds)
+        if let caFile { try handle.set(CURLOPT_CAINFO, caFile) }
         // Headers: forwarded as received, minus hop-by-hop; no 100-continue.
-        var list: UnsafeMutablePointer<curl_slist>? = nil
-        for field in headers where !Self.hopByHop.contains(field.name.lowercased()) {
-            list = curl_slist_append(list, field.name + ": " + field.value)
-        }
-        list = curl_slist_append(list, "Expect:")
-        headerList = list
-        set(pkg_curl_easy_setopt_ptr(easy, CURLOPT_HTTPHEADER, list))
+        try handle.setHeaders(headers.filter { !Self.hopByHop.contains($0.name.lowercased()) }
+            .map { $0.name + ": " + $0.value } + ["Expect:"])
         switch method {
         case "GET": break
-        case "HEAD": set(pkg_curl_easy_setopt_long(easy, CURLOPT_NOBODY, 1))
+        case "HEAD": try handle.set(CURLOPT_NOBODY, 1)
         default:
             if !body.isEmpty || method == "POST" || method == "PUT" || method == "PATCH" {
-                set(pkg_curl_easy_setopt_long(easy, CURLOPT_POST, 1))
-                set(pkg_curl_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
-                set(body.withUnsafeBytes { pkg_curl_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)) })
+                try handle.set(CURLOPT_POST, 1)
+                try handle.setRequestBody(body)
             }
-            if method != "POST" { set(pkg_curl_easy_setopt_ptr(easy, CURLOPT_CUSTOMREQUEST, method)) }
+            if method != "POST" { try handle.set(CURLOPT_CUSTOMREQUEST, method) }
         }
-        set(pkg_curl_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION) { buffer, size, count, context in
-            let transfer = Unmanaged<UpstreamTransfer>.fromOpaque(context!).takeUnretainedValue()
-            return transfer.header(UnsafeRawBufferPointer(start: buffer, count: size * count)) ? size * count : 0
-        })
-        set(pkg_curl_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, context))
-        set(pkg_curl_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION) { buffer, size, count, context in
-            let transfer = Unmanaged<UpstreamTransfer>.fromOpaque(context!).takeUnretainedValue()
-            return transfer.body(UnsafeRawBufferPointer(start: buffer, count: size * count)) ? size * count : 0
-        })
-        set(pkg_curl_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, context))
-        if !ok { throw PkgError(.transferFailed, "\(url): libcurl refused an option") }
+        // The handle belongs to this object, so its callbacks never outlive it.
+        handle.onHeader = { [unowned self] line in self.header(line) }
+        handle.onBody = { [unowned self] data in self.body(data) }
     }
 
-    deinit {
-        curl_easy_cleanup(easy)
-        curl_slist_free_all(headerList)
-        errorBuffer.deallocate()
-    }
-
-    private func header(_ line: UnsafeRawBufferPointer) -> Bool {
+    private func header(_ line: String) -> Bool {
         if announced { return true }  // trailers of a chunked body: not part of the head
-        head.take(String(decoding: line, as: UTF8.self))
+        head.take(line)
         return head.isComplete ? announce() : true
     }
 
@@ -133,8 +101,7 @@ final class UpstreamTransfer: @unchecked Sendable {
         if code == CURLE_OK {
             sink.transferCompleted(error: nil, bodyBytes: bodyBytes)
         } else {
-            let detail = String(cString: errorBuffer)
-            let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+            let reason = Curl.describe(code, detail: handle.errorDetail)
             sink.transferCompleted(error: PkgError(.transferFailed, "\(url): \(reason)"), bodyBytes: bodyBytes)
         }
     }
