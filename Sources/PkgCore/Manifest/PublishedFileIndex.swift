@@ -14,7 +14,8 @@ public struct PublishedFileIndex: Codable, Sendable, Hashable {
         public var sha256: String
         /// Size in bytes.
         public var size: UInt64
-        /// Permission bits: 0o644, or 0o755 for an executable file.
+        /// Permission bits of the source file: 0o644, or 0o755 for an executable
+        /// one. Informational: installed files are 0644, as from the zip.
         public var mode: UInt32
     }
 

@@ -139,7 +139,7 @@ public struct Publisher: Sendable {
                 try FileSystem.writeAtomically(bytes, to: object)
             }
             files.append(.init(path: path, sha256: digest.sha256, size: digest.size,
-                               mode: info.st_mode & 0o111 != 0 ? 0o755 : 0o644))
+                               mode: info.st_mode & 0o111 != 0 ? 0o755 : 0o644))  // informational: installs use 0644
         }
         let relative = "index/\(name)-\(version).json"
         let encoder = JSONEncoder()

@@ -86,8 +86,12 @@ public struct PkgError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The one-line message.
     public var description: String { message }
 
-    /// Whether the origin answered that the resource does not exist (404 or 410).
+    /// Whether the origin said the resource is not there: HTTP 404 or 410, 403
+    /// (what S3 answers for a missing key without list rights), or a missing file:// file.
     var isNotFound: Bool {
-        code == .httpStatus && (message.hasSuffix(": HTTP 404") || message.hasSuffix(": HTTP 410"))
+        if code == .httpStatus {
+            return [": HTTP 403", ": HTTP 404", ": HTTP 410"].contains { message.hasSuffix($0) }
+        }
+        return code == .transferFailed && message.contains("Couldn't read a file:// file")
     }
 }

@@ -121,8 +121,18 @@ public struct Downloader: Sendable {
         compressed: Bool = false,
         progress: (@Sendable (_ received: UInt64, _ total: UInt64) -> Void)? = nil
     ) throws {
-        let easy = try makeHandle(url: url)
-        if compressed { try easy.set(CURLOPT_ACCEPT_ENCODING, "") }
+        try download(from: url, to: path, expectedSize: expectedSize, expectedSHA256: expectedSHA256,
+                     compressed: compressed, progress: progress, on: try makeHandle(url: url))
+    }
+
+    /// ``download(from:to:expectedSize:expectedSHA256:compressed:progress:)`` on a handle
+    /// made by ``makeHandle(url:)`` and used again, so consecutive downloads from one
+    /// origin keep their connection alive (libcurl caches it per handle).
+    func download(from url: String, to path: String, expectedSize: UInt64, expectedSHA256: String,
+                  compressed: Bool = false, progress: (@Sendable (UInt64, UInt64) -> Void)? = nil,
+                  on easy: EasyHandle) throws {
+        try easy.set(CURLOPT_URL, url)
+        if compressed { try easy.set(CURLOPT_ACCEPT_ENCODING, "") } else { try easy.clear(CURLOPT_ACCEPT_ENCODING) }
         let sink = try DownloadSink(path: path, url: url, expectedSize: expectedSize, progress: progress)
         var entity = HTTPValidators()
 

@@ -56,13 +56,14 @@ struct DeltaInstall {
         try store.ensureRoom(forBytes: plan.missingBytes, purpose: "\(label): downloading changed files")
         try FileSystem.makeDirectories(store.layout.objects)
         var received: UInt64 = 0
+        let connection = try downloader.makeHandle(url: manifestURL)  // one kept-alive connection for all objects
         for (sha256, size) in plan.missing.sorted(by: { $0.key < $1.key }) {
-            try fetchObject(sha256, size: size)
+            try fetchObject(sha256, size: size, on: connection)
             received += size
             progress(received, plan.missingBytes)
         }
         let record = try store.installStaged(entry, replacing: replacing) { staging in
-            try populate(staging, plan: plan, label: label)
+            try populate(staging, plan: plan)
         }
         for sha256 in plan.missing.keys { unlink(objectPath(sha256)) }
         return record
@@ -91,14 +92,19 @@ struct DeltaInstall {
 
     private func objectPath(_ sha256: String) -> String { store.layout.objects + "/" + sha256 }
 
-    /// Downloads one object unless an earlier run already verified it.
-    private func fetchObject(_ sha256: String, size: UInt64) throws {
+    /// Downloads one object unless an earlier run left it; a leftover is hashed
+    /// again first (a crash may have cut what was not yet flushed).
+    private func fetchObject(_ sha256: String, size: UInt64, on connection: EasyHandle) throws {
         let path = objectPath(sha256)
-        if FileSystem.exists(path) { return }
+        if FileSystem.exists(path) {
+            if let digest = try? FileHasher.hash(file: path), digest.sha256 == sha256, digest.size == size { return }
+            unlink(path)
+        }
         let partial = store.layout.objects + "/" + FileSystem.temporaryPrefix + sha256
         let url = try ManifestEntry.resolve(PublishedFileIndex.objectPath(sha256), relativeTo: manifestURL)
         do {
-            try downloader.download(from: url, to: partial, expectedSize: size, expectedSHA256: sha256, compressed: true)
+            try downloader.download(from: url, to: partial, expectedSize: size, expectedSHA256: sha256, compressed: true,
+                                    on: connection)
         } catch {
             unlink(partial)
             throw error
@@ -106,15 +112,19 @@ struct DeltaInstall {
         if rename(partial, path) != 0 { throw fileSystemError("rename \(partial) to", path) }
     }
 
-    /// Links every file of the index into `staging`, from an installed version or an object.
-    private func populate(_ staging: String, plan: Plan, label: String) throws -> FileIndex {
+    /// Links every file of the index into `staging`, from an installed version or
+    /// an object; copies where an inode has reached the filesystem's link limit.
+    /// Files get mode 0644, as zip installs do (shared inodes keep theirs).
+    private func populate(_ staging: String, plan: Plan) throws -> FileIndex {
         for file in plan.index.files {
             let source = plan.local[file.sha256] ?? objectPath(file.sha256)
             let target = staging + "/" + file.path
             try FileSystem.makeDirectories((target as NSString).deletingLastPathComponent)
-            if link(source, target) != 0 { throw fileSystemError("link \(source) to", target) }
-            if plan.local[file.sha256] == nil, chmod(target, mode_t(file.mode)) != 0 {
-                throw fileSystemError("chmod", target)
+            if link(source, target) != 0 {
+                guard errno == EMLINK, let bytes = try FileSystem.read(source) else {
+                    throw fileSystemError("link \(source) to", target)
+                }
+                try FileSystem.createExclusively(bytes, at: target, mode: 0o644)
             }
         }
         return plan.index.fileIndex

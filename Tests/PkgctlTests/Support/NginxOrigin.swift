@@ -51,7 +51,8 @@ final class NginxOrigin {
     ///   - tls: serve HTTPS with a certificate for 127.0.0.1 and localhost from a new
     ///     ``TestCertificateAuthority``, whose certificate is ``caFile``.
     ///   - accessLog: log each request to the public listener as one line
-    ///     `URI STATUS "RANGE" BODY_BYTES_SENT`; read them with ``accessLog()``.
+    ///     `URI STATUS "RANGE" BODY_BYTES_SENT CONNECTION` (nginx's connection serial number);
+    ///     read them with ``accessLog()``.
     init(root: String, tls: Bool = false, accessLog: Bool = false) throws {
         let directory = try TemporaryDirectory(prefix: "pkgctl-nginx")
         let authority = tls ? try TestCertificateAuthority(in: directory.path) : nil
@@ -179,7 +180,7 @@ final class NginxOrigin {
             http {
                 types { application/zip zip; application/json json; text/html html; text/plain txt; }
                 default_type application/octet-stream;
-                log_format pkgctl '$request_uri $status "$http_range" $body_bytes_sent';
+                log_format pkgctl '$request_uri $status "$http_range" $body_bytes_sent $connection';
                 access_log off;
                 client_body_temp_path "\(directory)/client_body";
                 proxy_temp_path "\(directory)/proxy";

@@ -23,7 +23,8 @@ import Testing
         for i in 0..<changed where n > 1 {
             let path = try #require(try FileManager.default.subpathsOfDirectory(atPath: source)
                 .filter { $0.hasSuffix("/f\(i).bin") }.first)
-            try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ n &+ i) }).write(to: URL(fileURLWithPath: source + "/" + path))
+            let tag = Array("version \(n) file \(i)".utf8)
+            try Data(tag + (tag.count..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: URL(fileURLWithPath: source + "/" + path))
         }
         return source
     }
@@ -141,6 +142,15 @@ import Testing
         #expect(try updater(origin).run().succeeded)
         let objects = requests(origin, after: before).filter { $0.hasPrefix("/objects/") }
         #expect(objects == ["/" + PublishedFileIndex.objectPath(last)], "only the object not yet verified")
+        // A fresh delta of several objects fetches them all over one kept-alive connection.
+        _ = try publish(3, changed: 4)
+        let start = origin.accessLog().count
+        #expect(try updater(origin).run().succeeded)
+        _ = requests(origin, after: start)
+        let connections = Set(origin.accessLog().dropFirst(start).filter { $0.hasPrefix("/objects/") }
+            .map { $0.split(separator: " ").last.map(String.init) ?? "" })
+        #expect(origin.accessLog().dropFirst(start).filter { $0.hasPrefix("/objects/") }.count == 4)
+        #expect(connections.count == 1, "\(connections)")
         #expect(try store.verify("app").allSatisfy(\.isIntact))
     }
 
