@@ -82,7 +82,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
             throw fail("version '\(version.escapedForMessage)' must be 1-128 of [A-Za-z0-9._+-], not starting with '.'")
         }
         guard version != "current" else { throw fail("version 'current' is reserved") }
-        guard sha256.count == 64, sha256.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else {
+        guard sha256.isSHA256Hex else {
             throw fail("sha256 must be 64 lower-case hex digits")
         }
         guard !url.isEmpty else { throw fail("url is empty") }
@@ -94,8 +94,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         }
         try rollout?.validate(source: source, package: name)
         if let index {
-            guard index.sha256.count == 64,
-                  index.sha256.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else {
+            guard index.sha256.isSHA256Hex else {
                 throw fail("index.sha256 must be 64 lower-case hex digits")
             }
             guard !index.url.isEmpty else { throw fail("index.url is empty") }

@@ -61,8 +61,7 @@ public struct PublishedFileIndex: Codable, Sendable, Hashable {
             guard folded.insert(file.path.lowercased()).inserted else {
                 throw refuse(file.path, "differs from another path only in case")
             }
-            guard file.sha256.count == 64, file.sha256.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) })
-            else { throw refuse(file.path, "sha256 must be 64 lower-case hex digits") }
+            guard file.sha256.isSHA256Hex else { throw refuse(file.path, "sha256 must be 64 lower-case hex digits") }
             guard file.mode == 0o644 || file.mode == 0o755 else { throw refuse(file.path, "mode must be 644 or 755") }
             let (sum, overflow) = total.addingReportingOverflow(file.size)
             guard !overflow, sum <= limits.maxTotalUncompressedSize else {

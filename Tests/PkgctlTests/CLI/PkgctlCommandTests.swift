@@ -149,23 +149,8 @@ import Testing
         #expect(try PkgctlProcess.run(arguments).status == 0)
         let fullRun = Date().timeIntervalSince(started)
 
-        var generator = SplitMix(seed: 42)
-        var killedMidway = 0
-        for iteration in 0..<24 {
-            let before = try #require(store.activeVersion(of: "app"))
-            let target = entries[iteration % 2 == 0 ? 1 : 0]
-            try publish(target)
-            let (process, _, _) = try PkgctlProcess.start(arguments)
-            Thread.sleep(forTimeInterval: fullRun * 1.2 * Double(generator.next() % 1000) / 1000)
-            if process.isRunning { killedMidway += 1 }
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-
-            let active = try #require(store.activeVersion(of: "app"), "iteration \(iteration)")
-            #expect([before, target.version].contains(active))
-            let reports = try store.verify("app").filter { $0.version == active }
-            #expect(reports.count == 1 && reports.allSatisfy(\.isIntact), "iteration \(iteration): \(reports)")
-        }
+        let killedMidway = try killRepeatedly(publishing: [entries[1], entries[0]], iterations: 24, seed: 42,
+                                              arguments: arguments, runTime: fullRun, publish: publish)
         #expect(killedMidway >= 8, "only \(killedMidway) kills landed mid-run")
 
         let final = try PkgctlProcess.run(arguments)
@@ -201,26 +186,40 @@ import Testing
         #expect(try PkgctlProcess.run(arguments).status == 0)
         let deltaRun = Date().timeIntervalSince(started)
 
-        var generator = SplitMix(seed: 7)
-        var killedMidway = 0
-        for iteration in 0..<20 {
-            let before = try #require(store.activeVersion(of: "app"))
-            let target = entries[iteration % 2 == 0 ? 0 : 1]
-            try publish(target)
-            let (process, _, _) = try PkgctlProcess.start(arguments)
-            Thread.sleep(forTimeInterval: deltaRun * 1.2 * Double(generator.next() % 1000) / 1000)
-            if process.isRunning { killedMidway += 1 }
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            let active = try #require(store.activeVersion(of: "app"), "iteration \(iteration)")
-            #expect([before, target.version].contains(active))
-            let reports = try store.verify("app")
-            #expect(reports.filter { !$0.isIntact }.isEmpty, "iteration \(iteration): \(reports)")
-        }
+        let killedMidway = try killRepeatedly(publishing: entries, iterations: 20, seed: 7,
+                                              arguments: arguments, runTime: deltaRun, publish: publish)
         #expect(killedMidway >= 6, "only \(killedMidway) kills landed mid-run")
         #expect(try PkgctlProcess.run(arguments).status == 0)
         #expect(try store.verify("app").allSatisfy(\.isIntact))
         #expect(try FileSystem.contents(of: store.layout.objects).isEmpty)
+    }
+
+    /// Publishes `publishing` in turn and kills `pkgctl update` at a random moment of
+    /// each run (within 1.2 × `runTime`); after every kill the active version is the
+    /// one before or the target, and every retained version still verifies.
+    /// Returns how many kills landed while the run was still going.
+    private func killRepeatedly(publishing: [ManifestEntry], iterations: Int, seed: UInt64, arguments: [String],
+                                runTime: Double, publish: (ManifestEntry) throws -> Void) throws -> Int {
+        let store = PackageStore(root: root)
+        var generator = SplitMix(seed: seed)
+        var killedMidway = 0
+        for iteration in 0..<iterations {
+            let before = try #require(store.activeVersion(of: "app"))
+            let target = publishing[iteration % publishing.count]
+            try publish(target)
+            let (process, _, _) = try PkgctlProcess.start(arguments)
+            Thread.sleep(forTimeInterval: runTime * 1.2 * Double(generator.next() % 1000) / 1000)
+            if process.isRunning { killedMidway += 1 }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+
+            let active = try #require(store.activeVersion(of: "app"), "iteration \(iteration)")
+            #expect([before, target.version].contains(active))
+            let reports = try store.verify("app")
+            #expect(reports.contains { $0.version == active }, "iteration \(iteration)")
+            #expect(reports.filter { !$0.isIntact }.isEmpty, "iteration \(iteration): \(reports)")
+        }
+        return killedMidway
     }
 
     private func hasPrinted(_ pipe: Pipe, _ text: String) throws -> Bool {
