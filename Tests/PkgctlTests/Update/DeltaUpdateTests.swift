@@ -79,6 +79,21 @@ import Testing
         #expect(try FileSystem.contents(of: store.layout.staging).isEmpty)
     }
 
+    @Test func deltasWorkOverHTTPSWithTheGeneratedCA() throws {
+        _ = try publish(1)
+        let origin = try NginxOrigin(root: originRoot, tls: true, accessLog: true)
+        defer { origin.stop() }
+        var updater = updater(origin)
+        updater.transfer.caFile = origin.caFile
+        #expect(try updater.run().succeeded)
+        _ = try publish(2, changed: 3)
+        let before = origin.accessLog().count
+        #expect(try updater.run().packages.map(\.action) == [.upgraded])
+        let objects = requests(origin, after: before).filter { $0.hasPrefix("/objects/") }
+        #expect(objects.count == 3)
+        #expect(try store.verify("app").allSatisfy(\.isIntact))
+    }
+
     @Test func theZipIsUsedWhenTheDeltaWouldNotPay() throws {
         _ = try publish(1)
         let origin = try NginxOrigin(root: originRoot, accessLog: true)
