@@ -6,8 +6,10 @@ import Glibc
 /// Installs a version file by file from its published index: files whose
 /// content an installed version already has are hard-linked from it
 /// (installed versions never change, so sharing an inode is safe), the others
-/// are downloaded as objects, each checked against its SHA-256 while it
-/// streams in. Objects are stored plain and asked for compressed: the origin
+/// are downloaded as objects, several at once on one multi handle (HTTP/2
+/// multiplexed where the origin offers it), each checked against its SHA-256
+/// while it streams in; one that fails is fetched again alone with the usual
+/// retries. Objects are stored plain and asked for compressed: the origin
 /// (nginx `gzip`/`gzip_static`, any CDN) compresses what is worth it, so no
 /// second copy of each object is published. Objects wait in `ROOT/objects` until the version is installed,
 /// so a run that was killed resumes without fetching them again.
@@ -56,11 +58,20 @@ struct DeltaInstall {
         try store.ensureRoom(forBytes: plan.missingBytes, purpose: "\(label): downloading changed files")
         try FileSystem.makeDirectories(store.layout.objects)
         var received: UInt64 = 0
-        let connection = try downloader.makeHandle(url: manifestURL)  // one kept-alive connection for all objects
-        for (sha256, size) in plan.missing.sorted(by: { $0.key < $1.key }) {
-            try fetchObject(sha256, size: size, on: connection)
-            received += size
+        var items: [ParallelDownload.Item] = []
+        for (sha256, size) in plan.missing.sorted(by: { $0.key < $1.key }) where !hasVerifiedObject(sha256, size: size) {
+            items.append(.init(url: try ManifestEntry.resolve(PublishedFileIndex.objectPath(sha256), relativeTo: manifestURL),
+                               path: partialPath(sha256), size: size, sha256: sha256))
+        }
+        // All at once first; whatever failed again one by one, with retries and their errors.
+        let failed = try ParallelDownload(downloader: downloader, parallel: Self.parallelObjects).run(items) { item in
+            if rename(item.path, objectPath(item.sha256)) != 0 { unlink(item.path) }
+            received += item.size
             progress(received, plan.missingBytes)
+        }
+        let connection = try downloader.makeHandle(url: manifestURL)
+        for item in failed {
+            try fetchObject(item.sha256, size: item.size, on: connection)
         }
         let record = try store.installStaged(entry, replacing: replacing) { staging in
             try populate(staging, plan: plan)
@@ -90,17 +101,27 @@ struct DeltaInstall {
         return try PublishedFileIndex.parse(try FileSystem.read(staging + "/index.json") ?? [], label: label, limits: limits)
     }
 
-    private func objectPath(_ sha256: String) -> String { store.layout.objects + "/" + sha256 }
+    /// Objects fetched at once on the multi handle.
+    static let parallelObjects = 6
 
-    /// Downloads one object unless an earlier run left it; a leftover is hashed
-    /// again first (a crash may have cut what was not yet flushed).
+    private func objectPath(_ sha256: String) -> String { store.layout.objects + "/" + sha256 }
+    private func partialPath(_ sha256: String) -> String { store.layout.objects + "/" + FileSystem.temporaryPrefix + sha256 }
+
+    /// Whether an earlier run (or this one) left the verified object; a leftover is
+    /// hashed again (a crash may have cut what was not yet flushed) and removed when wrong.
+    private func hasVerifiedObject(_ sha256: String, size: UInt64) -> Bool {
+        let path = objectPath(sha256)
+        guard FileSystem.exists(path) else { return false }
+        if let digest = try? FileHasher.hash(file: path), digest.sha256 == sha256, digest.size == size { return true }
+        unlink(path)
+        return false
+    }
+
+    /// Downloads one object with the full retry rules, unless it is already there.
     private func fetchObject(_ sha256: String, size: UInt64, on connection: EasyHandle) throws {
         let path = objectPath(sha256)
-        if FileSystem.exists(path) {
-            if let digest = try? FileHasher.hash(file: path), digest.sha256 == sha256, digest.size == size { return }
-            unlink(path)
-        }
-        let partial = store.layout.objects + "/" + FileSystem.temporaryPrefix + sha256
+        if hasVerifiedObject(sha256, size: size) { return }
+        let partial = partialPath(sha256)
         let url = try ManifestEntry.resolve(PublishedFileIndex.objectPath(sha256), relativeTo: manifestURL)
         do {
             try downloader.download(from: url, to: partial, expectedSize: size, expectedSHA256: sha256, compressed: true,

@@ -48,8 +48,8 @@ final class NginxOrigin {
     /// Starts nginx serving `root` (an absolute path); returns once it accepts connections.
     ///
     /// - Parameters:
-    ///   - tls: serve HTTPS with a certificate for 127.0.0.1 and localhost from a new
-    ///     ``TestCertificateAuthority``, whose certificate is ``caFile``.
+    ///   - tls: serve HTTPS (HTTP/2 offered by ALPN) with a certificate for 127.0.0.1 and
+    ///     localhost from a new ``TestCertificateAuthority``, whose certificate is ``caFile``.
     ///   - accessLog: log each request to the public listener as one line
     ///     `URI STATUS "RANGE" BODY_BYTES_SENT CONNECTION` (nginx's connection serial number);
     ///     read them with ``accessLog()``.
@@ -164,7 +164,7 @@ final class NginxOrigin {
         let listen: String
         if let authority {
             listen = """
-                listen 127.0.0.1:\(port) ssl;
+                listen 127.0.0.1:\(port) ssl http2;
                         ssl_certificate "\(authority.certificateFile)";
                         ssl_certificate_key "\(authority.keyFile)";
                 """

@@ -230,6 +230,35 @@ import Testing
         #expect(eventually { origin.accessLog().count == 1 }, "one request, no retries")
     }
 
+    @Test func aParallelBatchDeliversEveryGoodFileAndReturnsTheBadOnes() async throws {
+        let files = (0..<8).map { i in (0..<20_000).map { UInt8(truncatingIfNeeded: $0 &* (i + 3)) } }
+        var items: [ParallelDownload.Item] = []
+        for (i, bytes) in files.enumerated() {
+            try root.write(bytes, to: "f\(i).bin")
+            items.append(.init(url: "", path: output.path("f\(i).bin"), size: UInt64(bytes.count),
+                               sha256: String(try runCommand("/usr/bin/sha256sum", [root.path("f\(i).bin")]).prefix(64))))
+        }
+        let origin = try NginxOrigin(root: root.path, tls: true, accessLog: true)
+        for i in items.indices { items[i].url = origin.baseURL + "/f\(i).bin" }
+        items[5].url = origin.baseURL + "/missing.bin"                  // 404
+        items[6].sha256 = String(repeating: "0", count: 64)            // wrong hash
+        let batch = items
+        let options = TransferOptions(caFile: origin.caFile, connectTimeout: 5, stallTimeout: 5, maxAttempts: 1)
+        let (failed, completed) = try await onDedicatedThread { () -> ([String], [String]) in
+            var completed: [String] = []
+            let failed = try ParallelDownload(downloader: Downloader(options: options), parallel: 4)
+                .run(batch) { completed.append($0.path) }
+            return (failed.map(\.path), completed)
+        }
+        #expect(Set(failed) == [items[5].path, items[6].path])
+        #expect(Set(completed) == Set(items.map(\.path)).subtracting(failed))
+        for i in [0, 1, 2, 3, 4, 7] { #expect(contents(items[i].path) == files[i], "f\(i)") }
+        #expect(!FileManager.default.fileExists(atPath: items[5].path) && !FileManager.default.fileExists(atPath: items[6].path))
+        #expect(eventually { origin.accessLog().count == 8 })
+        let connections = Set(origin.accessLog().map { $0.split(separator: " ").last.map(String.init) ?? "" })
+        #expect(connections.count == 1, "eight transfers multiplexed on one HTTP/2 connection: \(connections)")
+    }
+
     @Test func retryAfterAcceptsSecondsAndHTTPDates() {
         var headers = ResponseHeaders()
         for line in ["HTTP/1.1 503 Service Unavailable\r\n", "Retry-After: Wed, 21 Oct 2015 07:28:30 GMT\r\n", "\r\n"] {
