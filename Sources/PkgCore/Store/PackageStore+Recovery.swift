@@ -24,7 +24,8 @@ extension PackageStore {
                 }
             }
         }
-        for directory in [layout.state, layout.trials, layout.objects] {
+        // Not ROOT/objects: its temp files are objects partly received, which the next run continues.
+        for directory in [layout.state, layout.trials] {
             for name in try FileSystem.contents(of: directory) where name.hasPrefix(FileSystem.temporaryPrefix) {
                 unlink(directory + "/" + name)
             }

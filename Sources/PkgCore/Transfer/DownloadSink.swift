@@ -19,15 +19,38 @@ final class DownloadSink {
     private var hasher = SHA256()
     private var descriptor: Int32
 
-    /// Creates or truncates the file at `path`.
-    init(path: String, url: String, expectedSize: UInt64, progress: (@Sendable (UInt64, UInt64) -> Void)?) throws {
-        let descriptor = retryingOnInterrupt { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
+    /// Creates or truncates the file at `path`; with `resuming`, keeps what an
+    /// earlier attempt left there (up to `expectedSize` bytes), hashing it, so the
+    /// transfer continues after it.
+    init(path: String, url: String, expectedSize: UInt64, progress: (@Sendable (UInt64, UInt64) -> Void)?,
+         resuming: Bool = false) throws {
+        let flags = O_RDWR | O_CREAT | O_CLOEXEC | (resuming ? 0 : O_TRUNC)
+        let descriptor = retryingOnInterrupt { open(path, flags, 0o644) }
         guard descriptor >= 0 else { throw fileSystemError("open", path) }
         self.descriptor = descriptor
         self.path = path
         self.url = url
         self.expectedSize = expectedSize
         self.progress = progress
+        if resuming { try takeExistingBytes() }
+    }
+
+    /// Hashes the bytes already in the file and moves to its end; a file longer
+    /// than expected starts over.
+    private func takeExistingBytes() throws {
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { raw in retryingOnInterrupt { read(descriptor, raw.baseAddress, raw.count) } }
+            guard count >= 0 else { throw fileSystemError("read", path) }
+            if count == 0 { break }
+            received += UInt64(count)
+            guard received <= expectedSize else {
+                received = 1  // anything but 0, so restart() truncates
+                try restart()
+                return
+            }
+            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        }
     }
 
     deinit {

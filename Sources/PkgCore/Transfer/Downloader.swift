@@ -110,34 +110,41 @@ public struct Downloader: Sendable {
     ///   and actual digests; or the filesystem error naming `path` when writing fails
     ///   (`.insufficientSpace` for ENOSPC).
     ///
-    /// With `compressed`, the origin may answer with a `Content-Encoding` (gzip,
-    /// deflate...) that libcurl decodes; size and hash are those of the decoded
-    /// bytes, and a retry starts again from zero (a Range would count encoded bytes).
+    /// With `compressed`, the origin may answer a request from byte 0 with a
+    /// `Content-Encoding` (gzip, deflate...) that libcurl decodes; size and hash are
+    /// those of the decoded bytes. A request that continues (a retry, or `resuming`
+    /// what an earlier run left in `path`) asks for the identity encoding, so its
+    /// Range counts the same bytes the file holds.
     public func download(
         from url: String,
         to path: String,
         expectedSize: UInt64,
         expectedSHA256: String,
         compressed: Bool = false,
+        resuming: Bool = false,
         progress: (@Sendable (_ received: UInt64, _ total: UInt64) -> Void)? = nil
     ) throws {
         try download(from: url, to: path, expectedSize: expectedSize, expectedSHA256: expectedSHA256,
-                     compressed: compressed, progress: progress, on: try makeHandle(url: url))
+                     compressed: compressed, resuming: resuming, progress: progress, on: try makeHandle(url: url))
     }
 
     /// ``download(from:to:expectedSize:expectedSHA256:compressed:progress:)`` on a handle
     /// made by ``makeHandle(url:)`` and used again, so consecutive downloads from one
     /// origin keep their connection alive (libcurl caches it per handle).
     func download(from url: String, to path: String, expectedSize: UInt64, expectedSHA256: String,
-                  compressed: Bool = false, progress: (@Sendable (UInt64, UInt64) -> Void)? = nil,
+                  compressed: Bool = false, resuming: Bool = false, progress: (@Sendable (UInt64, UInt64) -> Void)? = nil,
                   on easy: EasyHandle) throws {
         try easy.set(CURLOPT_URL, url)
-        if compressed { try easy.set(CURLOPT_ACCEPT_ENCODING, "") } else { try easy.clear(CURLOPT_ACCEPT_ENCODING) }
-        let sink = try DownloadSink(path: path, url: url, expectedSize: expectedSize, progress: progress)
+        let sink = try DownloadSink(path: path, url: url, expectedSize: expectedSize, progress: progress,
+                                    resuming: resuming)
         var entity = HTTPValidators()
 
         try withRetries {
-            if compressed, sink.received > 0 { try sink.restart() }
+            if compressed, sink.received == 0 {
+                try easy.set(CURLOPT_ACCEPT_ENCODING, "")
+            } else {
+                try easy.clear(CURLOPT_ACCEPT_ENCODING)
+            }
             let offset = sink.received
             if offset > 0 && offset == expectedSize {
                 // Everything arrived before the connection failed: let the checks decide.

@@ -22,8 +22,10 @@ struct ParallelDownload {
     let downloader: Downloader
     let parallel: Int
 
-    /// Fetches `items`, compressed when the origin offers it; returns the ones that failed
-    /// (their files removed). `completed` is called with each item that arrived whole.
+    /// Fetches `items`, compressed when the origin offers it; returns the ones that failed.
+    /// A transfer cut short keeps what it received (decoded bytes, which the caller can
+    /// continue with a Range); a file with a wrong status, size or hash is removed.
+    /// `completed` is called with each item that arrived whole.
     func run(_ items: [Item], completed: (Item) -> Void) throws -> [Item] {
         try Curl.initialize()
         guard let multi = curl_multi_init() else { throw PkgError(.transferFailed, "libcurl could not create a multi handle") }
@@ -45,8 +47,8 @@ struct ParallelDownload {
         var waiting = items[...]
         var running: [UnsafeMutableRawPointer: Transfer] = [:]
         var failures: [Item] = []
-        func fail(_ item: Item) {
-            unlink(item.path)
+        func fail(_ item: Item, keepingBytes: Bool = false) {
+            if !keepingBytes { unlink(item.path) }
             failures.append(item)
         }
         defer { for transfer in running.values { curl_multi_remove_handle(multi, transfer.easy.raw) } }
@@ -81,7 +83,8 @@ struct ParallelDownload {
                 let code = message.pointee.data.result
                 curl_multi_remove_handle(multi, raw)
                 if code != CURLE_OK || transfer.failed || !Downloader.isSuccess(transfer.easy.responseCode) {
-                    fail(transfer.item)
+                    let cut = code != CURLE_OK && !transfer.failed && Downloader.isSuccess(transfer.easy.responseCode)
+                    fail(transfer.item, keepingBytes: cut)
                 } else if (try? transfer.sink.finish(expectedSHA256: transfer.item.sha256)) != nil {
                     completed(transfer.item)
                 } else {

@@ -59,9 +59,13 @@ struct DeltaInstall {
         try FileSystem.makeDirectories(store.layout.objects)
         var received: UInt64 = 0
         var items: [ParallelDownload.Item] = []
+        var partlyReceived: [ParallelDownload.Item] = []
         for (sha256, size) in plan.missing.sorted(by: { $0.key < $1.key }) where !hasVerifiedObject(sha256, size: size) {
-            items.append(.init(url: try ManifestEntry.resolve(PublishedFileIndex.objectPath(sha256), relativeTo: manifestURL),
-                               path: partialPath(sha256), size: size, sha256: sha256))
+            let item = ParallelDownload.Item(
+                url: try ManifestEntry.resolve(PublishedFileIndex.objectPath(sha256), relativeTo: manifestURL),
+                path: partialPath(sha256), size: size, sha256: sha256)
+            // What an earlier run received of an object continues with a Range, outside the batch.
+            if FileSystem.exists(item.path) { partlyReceived.append(item) } else { items.append(item) }
         }
         // All at once first; whatever failed again one by one, with retries and their errors.
         let failed = try ParallelDownload(downloader: downloader, parallel: Self.parallelObjects).run(items) { item in
@@ -70,7 +74,7 @@ struct DeltaInstall {
             progress(received, plan.missingBytes)
         }
         let connection = try downloader.makeHandle(url: manifestURL)
-        for item in failed {
+        for item in partlyReceived + failed {
             try fetchObject(item.sha256, size: item.size, on: connection)
         }
         let record = try store.installStaged(entry, replacing: replacing) { staging in
@@ -117,7 +121,8 @@ struct DeltaInstall {
         return false
     }
 
-    /// Downloads one object with the full retry rules, unless it is already there.
+    /// Downloads one object with the full retry rules, unless it is already there;
+    /// bytes an earlier attempt received are kept and continued with a Range.
     private func fetchObject(_ sha256: String, size: UInt64, on connection: EasyHandle) throws {
         let path = objectPath(sha256)
         if hasVerifiedObject(sha256, size: size) { return }
@@ -125,9 +130,10 @@ struct DeltaInstall {
         let url = try ManifestEntry.resolve(PublishedFileIndex.objectPath(sha256), relativeTo: manifestURL)
         do {
             try downloader.download(from: url, to: partial, expectedSize: size, expectedSHA256: sha256, compressed: true,
-                                    on: connection)
-        } catch {
-            unlink(partial)
+                                    resuming: true, on: connection)
+        } catch let error as PkgError {
+            // Wrong bytes go; a transfer cut short keeps its bytes for the next run.
+            if error.code != .transferFailed { unlink(partial) }
             throw error
         }
         if rename(partial, path) != 0 { throw fileSystemError("rename \(partial) to", path) }

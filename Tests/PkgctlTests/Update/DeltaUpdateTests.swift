@@ -171,6 +171,27 @@ import Testing
         #expect(try store.verify("app").allSatisfy(\.isIntact))
     }
 
+    @Test func aPartlyReceivedObjectContinuesWithARange() throws {
+        _ = try publish(1)
+        let origin = try NginxOrigin(root: originRoot, accessLog: true)
+        defer { origin.stop() }
+        #expect(try updater(origin).run().succeeded)
+        let v2 = try publish(2, changed: 2)
+        let object = try changedObject(v2)
+        let sha = (object as NSString).lastPathComponent
+        let bytes = try #require(try FileSystem.read(object))
+        // What a killed run had received of it.
+        try FileSystem.makeDirectories(store.layout.objects)
+        try FileSystem.writeAtomically(Array(bytes.prefix(1000)), to: store.layout.objects + "/" + FileSystem.temporaryPrefix + sha)
+        let before = origin.accessLog().count
+        #expect(try updater(origin).run().succeeded)
+        _ = requests(origin, after: before)
+        let line = try #require(origin.accessLog().dropFirst(before).first { $0.hasPrefix("/" + PublishedFileIndex.objectPath(sha)) })
+        #expect(line.contains(" 206 \"bytes=1000-\" \(bytes.count - 1000) "), "\(line)")
+        #expect(try store.verify("app").allSatisfy(\.isIntact))
+        #expect(try FileSystem.contents(of: store.layout.objects).isEmpty)
+    }
+
     @Test func anIndexWhoseBytesDoNotMatchItsHashIsRefused() throws {
         _ = try publish(1)
         let origin = try NginxOrigin(root: originRoot)
