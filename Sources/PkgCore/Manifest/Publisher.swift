@@ -21,12 +21,12 @@ public struct Publisher: Sendable {
     /// below 100 only that share of devices installs it (a new salt); the
     /// others keep the version the manifest named before. Revocations of the
     /// package carry over.
-    @discardableResult
     ///
     /// Publishing another version with a rollout while the current one is still
     /// rolling out is refused unless `force`: the devices outside the new
     /// rollout would install the unfinished one. Re-publishing the same version
     /// keeps its salt, and lowering its percentage needs `force` too.
+    @discardableResult
     public func publish(source: String, name: String, version: String, routes: [String] = [],
                         rolloutPercent: Double? = nil, force: Bool = false,
                         signer: ManifestSigner? = nil) throws -> ManifestEntry {
@@ -129,16 +129,17 @@ public struct Publisher: Sendable {
         var files: [PublishedFileIndex.File] = []
         for path in try BundlePacker.files(in: source) {
             let file = source + "/" + path
-            let digest = try FileHasher.hash(file: file)
             var info = stat()
             guard stat(file, &info) == 0 else { throw fileSystemError("stat", file) }
-            let object = outputDirectory + "/" + PublishedFileIndex.objectPath(digest.sha256)
+            // One read: the object's name is the hash of the very bytes written.
+            guard let bytes = try FileSystem.read(file) else { throw fileSystemError("read", file) }
+            let sha256 = SHA256.hash(data: bytes).hexString
+            let object = outputDirectory + "/" + PublishedFileIndex.objectPath(sha256)
             if !FileSystem.exists(object) {
                 try FileSystem.makeDirectories((object as NSString).deletingLastPathComponent)
-                guard let bytes = try FileSystem.read(file) else { throw fileSystemError("read", file) }
                 try FileSystem.writeAtomically(bytes, to: object)
             }
-            files.append(.init(path: path, sha256: digest.sha256, size: digest.size,
+            files.append(.init(path: path, sha256: sha256, size: UInt64(bytes.count),
                                mode: info.st_mode & 0o111 != 0 ? 0o755 : 0o644))  // informational: installs use 0644
         }
         let relative = "index/\(name)-\(version).json"

@@ -45,8 +45,9 @@ extension PackageStore {
     }
 
     /// The one place a version enters the store: `populate` fills a new staging
-    /// directory and returns its index; the directory is flushed, its record
-    /// written and it is renamed (or exchanged, when replacing) into place.
+    /// directory and returns its index; the directory is flushed, then its record
+    /// is written and it is renamed into place (when replacing: the old record
+    /// removed, the directories exchanged, the new record written).
     func installStaged(_ entry: ManifestEntry, replacing: Bool,
                        populate: (_ staging: String) throws -> FileIndex) throws -> VersionRecord {
         try layout.prepare()
@@ -60,9 +61,11 @@ extension PackageStore {
             let record = VersionRecord(entry: entry, index: index)
             try FileSystem.makeDirectories(layout.recordDirectory(entry.name))
             if replaces {
-                // Exchange first, record second: a crash between them leaves the new
-                // files under the old record, whose hash differs from the manifest's,
-                // so the next update installs the bundle again.
+                // The old record goes first: a crash before the new one is written leaves
+                // a directory without a record, which recovery removes. Never new files
+                // under the old record, whose hashes a delta install would trust.
+                if unlink(recordFile) != 0, errno != ENOENT { throw fileSystemError("unlink", recordFile) }
+                try FileSystem.syncDirectory(layout.recordDirectory(entry.name))
                 try exchange(staging, destination)
                 try record.save(to: recordFile)
                 try FileSystem.syncDirectory(layout.packageDirectory(entry.name))

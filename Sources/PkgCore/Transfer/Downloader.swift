@@ -12,7 +12,7 @@ import CCurl
 /// only to http and https), sends `User-Agent: pkgctl/1`, and gives up on a connection
 /// after ``TransferOptions/connectTimeout`` seconds and on a transfer that stays below
 /// 1 byte/s for ``TransferOptions/stallTimeout`` seconds. Retryable failures (see
-/// ``download(from:to:expectedSize:expectedSHA256:progress:)``) are tried again up to
+/// ``download(from:to:expectedSize:expectedSHA256:compressed:resuming:progress:)``) are tried again up to
 /// ``TransferOptions/maxAttempts`` times in all, waiting ``TransferOptions/retryBaseDelay``
 /// seconds before the first retry and twice as long before each next one.
 ///
@@ -36,7 +36,7 @@ public struct Downloader: Sendable {
     /// Sends `If-None-Match` with the stored ETag and `If-Modified-Since` with the stored
     /// Last-Modified; a 304 answer gives ``ConditionalFetch/notModified``, a 2xx answer the
     /// body with the response's validators. Compressed encodings are accepted and decoded.
-    /// Retries as ``download(from:to:expectedSize:expectedSHA256:progress:)`` does.
+    /// Retries as ``download(from:to:expectedSize:expectedSHA256:compressed:resuming:progress:)`` does.
     /// Blocks the calling thread (see ``Downloader``).
     ///
     /// ```swift
@@ -84,7 +84,7 @@ public struct Downloader: Sendable {
     }
 
     /// Downloads `url` (http, https or file) into the file at `path`, which is created or
-    /// truncated, and checks its size and SHA-256.
+    /// truncated (kept and continued with `resuming`), and checks its size and SHA-256.
     ///
     /// Bytes are counted and hashed while they stream in, with no second read: the transfer
     /// stops as soon as more than `expectedSize` bytes arrive. `progress(received, total)`
@@ -128,7 +128,7 @@ public struct Downloader: Sendable {
                      compressed: compressed, resuming: resuming, progress: progress, on: try makeHandle(url: url))
     }
 
-    /// ``download(from:to:expectedSize:expectedSHA256:compressed:progress:)`` on a handle
+    /// ``download(from:to:expectedSize:expectedSHA256:compressed:resuming:progress:)`` on a handle
     /// made by ``makeHandle(url:)`` and used again, so consecutive downloads from one
     /// origin keep their connection alive (libcurl caches it per handle).
     func download(from url: String, to path: String, expectedSize: UInt64, expectedSHA256: String,
@@ -169,10 +169,13 @@ public struct Downloader: Sendable {
                     return nil
                 case 206:
                     try sink.restart()
-                    let range = headers["content-range"] ?? "none"
+                    let range = (headers["content-range"] ?? "none").escapedForMessage
                     let error = PkgError(
                         .httpStatus, "GET \(url): HTTP 206 with Content-Range \(range) for a request from byte \(offset)")
                     return .failed(error, retryable: true)
+                case 0 where offset > 0:
+                    // file:// honours the Range and has no status: the rest follows.
+                    return nil
                 case 0, 200...299:
                     // A full body, also when a Range was asked for: start the file and hash again.
                     try sink.restart()

@@ -7,7 +7,7 @@ import Glibc
 /// `parallel` transfers in flight, HTTP/2 multiplexed on one connection when
 /// the origin offers it, kept-alive HTTP/1.1 connections otherwise. Each file is
 /// checked by size and SHA-256 while it streams, exactly as
-/// ``Downloader/download(from:to:expectedSize:expectedSHA256:compressed:progress:)``
+/// ``Downloader/download(from:to:expectedSize:expectedSHA256:compressed:resuming:progress:)``
 /// does; there are no retries here: what fails is returned, for the caller to
 /// fetch again one by one with the full retry rules. Blocks the calling thread.
 struct ParallelDownload {
@@ -30,6 +30,7 @@ struct ParallelDownload {
         try Curl.initialize()
         guard let multi = curl_multi_init() else { throw PkgError(.transferFailed, "libcurl could not create a multi handle") }
         defer { curl_multi_cleanup(multi) }
+        let parallel = max(1, parallel)
         _ = pkg_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, parallel)
         _ = pkg_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
 

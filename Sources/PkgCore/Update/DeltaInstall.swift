@@ -129,8 +129,15 @@ struct DeltaInstall {
         let partial = partialPath(sha256)
         let url = try ManifestEntry.resolve(PublishedFileIndex.objectPath(sha256), relativeTo: manifestURL)
         do {
-            try downloader.download(from: url, to: partial, expectedSize: size, expectedSHA256: sha256, compressed: true,
-                                    resuming: true, on: connection)
+            let resumed = FileSystem.exists(partial)
+            do {
+                try downloader.download(from: url, to: partial, expectedSize: size, expectedSHA256: sha256, compressed: true,
+                                        resuming: resumed, on: connection)
+            } catch let error as PkgError where resumed && (error.code == .checksumMismatch || error.code == .sizeMismatch) {
+                // The bytes kept from before were not the object's (a crash cut them): once more from zero.
+                try downloader.download(from: url, to: partial, expectedSize: size, expectedSHA256: sha256, compressed: true,
+                                        on: connection)
+            }
         } catch let error as PkgError {
             // Wrong bytes go; a transfer cut short keeps its bytes for the next run.
             if error.code != .transferFailed { unlink(partial) }

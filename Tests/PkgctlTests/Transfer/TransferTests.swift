@@ -259,6 +259,21 @@ import Testing
         #expect(connections.count == 1, "eight transfers multiplexed on one HTTP/2 connection: \(connections)")
     }
 
+    @Test func resumingContinuesWhatTheFileHoldsOverHTTPAndFile() async throws {
+        let origin = try NginxOrigin(root: root.path, accessLog: true)
+        for url in [origin.baseURL + "/demo-1.0.0.zip", "file://" + root.path("demo-1.0.0.zip")] {
+            let path = output.path("resumed.zip")
+            try Data(Self.payload.prefix(100_000)).write(to: URL(fileURLWithPath: path))
+            let size = UInt64(Self.payload.count), sha256 = payloadSHA256
+            try await onDedicatedThread {
+                try Downloader(options: Self.quick).download(from: url, to: path, expectedSize: size,
+                                                             expectedSHA256: sha256, resuming: true)
+            }
+            #expect(contents(path) == Self.payload, "\(url)")
+        }
+        #expect(eventually { origin.accessLog().first?.contains(" 206 \"bytes=100000-\" ") == true }, "\(origin.accessLog())")
+    }
+
     @Test func retryAfterAcceptsSecondsAndHTTPDates() {
         var headers = ResponseHeaders()
         for line in ["HTTP/1.1 503 Service Unavailable\r\n", "Retry-After: Wed, 21 Oct 2015 07:28:30 GMT\r\n", "\r\n"] {
