@@ -16,11 +16,12 @@ struct GCCommand: ParsableCommand {
 
     func run() throws {
         let removed = try reportingErrors {
-            let lock = try StoreLock(layout: store.store.layout, onWait: Output.printError)
-            defer { withExtendedLifetime(lock) {} }
-            try store.store.recover()
-            try store.store.removeObjects()
-            return try store.store.collectGarbage(keep: keep)
+            let store = store.store
+            return try store.locked(onWait: Output.printError) {
+                try store.recover()
+                try store.removeObjects()
+                return try store.collectGarbage(keep: keep)
+            }
         }
         for item in removed { print("removed \(item.name) \(item.version)") }
     }

@@ -13,9 +13,7 @@ struct RollbackCommand: ParsableCommand {
 
     func run() throws {
         let switched = try reportingErrors {
-            let lock = try StoreLock(layout: store.store.layout, onWait: Output.printError)
-            defer { withExtendedLifetime(lock) {} }
-            return try store.store.rollback(name)
+            try store.store.locked(onWait: Output.printError) { try store.store.rollback(name) }
         }
         print("\(name): \(switched.from) -> \(switched.to); \(switched.from) held (pkgctl unhold \(name) to allow it)")
     }

@@ -13,9 +13,7 @@ struct UnholdCommand: ParsableCommand {
 
     func run() throws {
         let released = try reportingErrors {
-            let lock = try StoreLock(layout: store.store.layout, onWait: Output.printError)
-            defer { withExtendedLifetime(lock) {} }
-            return try store.store.unhold(name)
+            try store.store.locked(onWait: Output.printError) { try store.store.unhold(name) }
         }
         print(released.isEmpty ? "\(name): nothing held" : "\(name): released \(released.joined(separator: ", "))")
     }

@@ -5,7 +5,7 @@ enum PublishedManifest {
     static func read(_ path: String) throws -> (manifest: Manifest, isSigned: Bool)? {
         guard let bytes = try FileSystem.read(path) else { return nil }
         let opened = try TrustPolicy().open(bytes, source: path, now: .distantPast)
-        return (opened.manifest, SignedEnvelope.looksLikeEnvelope(bytes))
+        return (opened.manifest, opened.isSigned)
     }
 
     /// Writes `manifest` to `path` atomically, signed by `signer` when given.

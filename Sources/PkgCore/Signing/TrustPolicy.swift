@@ -38,7 +38,7 @@ public struct TrustPolicy: Sendable {
                 throw PkgError(.untrustedManifest,
                                "manifest \(source) is not signed, and trusted keys are configured")
             }
-            return OpenedManifest(manifest: try Manifest.parse(body, source: source), signedBy: [],
+            return OpenedManifest(manifest: try Manifest.parse(body, source: source), isSigned: false, signedBy: [],
                                   payloadSHA256: SHA256.hash(data: body).hexString)
         }
         let envelope = try SignedEnvelope.parse(body, source: source)
@@ -59,7 +59,8 @@ public struct TrustPolicy: Sendable {
                                + "the publisher must re-sign it (pkgctl sign)")
             }
         }
-        return OpenedManifest(manifest: manifest, signedBy: signedBy, payloadSHA256: SHA256.hash(data: payload).hexString)
+        return OpenedManifest(manifest: manifest, isSigned: true, signedBy: signedBy,
+                              payloadSHA256: SHA256.hash(data: payload).hexString)
     }
 
     /// Ids of the trusted keys whose signatures verify. Signatures by other keys
@@ -97,6 +98,8 @@ public struct TrustPolicy: Sendable {
 public struct OpenedManifest: Sendable {
     /// The manifest.
     public var manifest: Manifest
+    /// Whether it came in a signed envelope (verified or not, see ``signedBy``).
+    public var isSigned: Bool
     /// Ids of the trusted keys whose signatures verified; empty when unauthenticated.
     public var signedBy: [String]
     /// Hex SHA-256 of the signed payload (of the whole body when unsigned).

@@ -18,6 +18,18 @@ public struct PackageStore: Sendable {
         self.layout = StoreLayout(root: root)
     }
 
+    /// Runs `body` holding the store's ``StoreLock``, as every changing
+    /// operation expects (waiting for it, after calling `onWait`, when `wait` is true).
+    ///
+    /// ```swift
+    /// try store.locked { try store.revertUnconfirmedTrials() }
+    /// ```
+    public func locked<T>(wait: Bool = true, onWait: (String) -> Void = { _ in }, _ body: () throws -> T) throws -> T {
+        let lock = try StoreLock(layout: layout, wait: wait, onWait: onWait)
+        defer { withExtendedLifetime(lock) {} }
+        return try body()
+    }
+
     /// Names of all packages with a directory in the store, sorted.
     public func packageNames() throws -> [String] {
         try FileSystem.contents(of: layout.packages).filter { FileSystem.isDirectory(layout.packageDirectory($0)) }

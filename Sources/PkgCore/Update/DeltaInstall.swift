@@ -11,8 +11,9 @@ import Glibc
 /// while it streams in; one that fails is fetched again alone with the usual
 /// retries. Objects are stored plain and asked for compressed: the origin
 /// (nginx `gzip`/`gzip_static`, any CDN) compresses what is worth it, so no
-/// second copy of each object is published. Objects wait in `ROOT/objects` until the version is installed,
-/// so a run that was killed resumes without fetching them again.
+/// second copy of each object is published. Objects wait in `ROOT/objects`
+/// until the version is installed, so a run that was killed resumes without
+/// fetching them again.
 struct DeltaInstall {
     let store: PackageStore
     let downloader: Downloader
@@ -52,18 +53,18 @@ struct DeltaInstall {
         var missing: [String: UInt64] = [:]
         for file in index.files where local[file.sha256] == nil { missing[file.sha256] = file.size }
         let plan = Plan(index: index, local: local, missing: missing)
-        guard plan.missingBytes + reference.size < entry.size else { return nil }
+        let total = plan.missingBytes
+        guard total + reference.size < entry.size else { return nil }
 
         try store.checkInstallable(entry, replacing: replacing)
-        try store.ensureRoom(forBytes: plan.missingBytes, purpose: "\(label): downloading changed files")
+        try store.ensureRoom(forBytes: total, purpose: "\(label): downloading changed files")
         try FileSystem.makeDirectories(store.layout.objects)
         var received: UInt64 = 0
         var items: [ParallelDownload.Item] = []
         var partlyReceived: [ParallelDownload.Item] = []
         for (sha256, size) in plan.missing.sorted(by: { $0.key < $1.key }) where !hasVerifiedObject(sha256, size: size) {
-            let item = ParallelDownload.Item(
-                url: try ManifestEntry.resolve(PublishedFileIndex.objectPath(sha256), relativeTo: manifestURL),
-                path: partialPath(sha256), size: size, sha256: sha256)
+            let item = ParallelDownload.Item(url: try objectURL(sha256), path: partialPath(sha256), size: size,
+                                             sha256: sha256)
             // What an earlier run received of an object continues with a Range, outside the batch.
             if FileSystem.exists(item.path) { partlyReceived.append(item) } else { items.append(item) }
         }
@@ -71,7 +72,7 @@ struct DeltaInstall {
         let failed = try ParallelDownload(downloader: downloader, parallel: Self.parallelObjects).run(items) { item in
             if rename(item.path, objectPath(item.sha256)) != 0 { unlink(item.path) }
             received += item.size
-            progress(received, plan.missingBytes)
+            progress(received, total)
         }
         let connection = try downloader.makeHandle(url: manifestURL)
         for item in partlyReceived + failed {
@@ -109,6 +110,9 @@ struct DeltaInstall {
     static let parallelObjects = 6
 
     private func objectPath(_ sha256: String) -> String { store.layout.objects + "/" + sha256 }
+    private func objectURL(_ sha256: String) throws -> String {
+        try ManifestEntry.resolve(PublishedFileIndex.objectPath(sha256), relativeTo: manifestURL)
+    }
     private func partialPath(_ sha256: String) -> String { store.layout.objects + "/" + FileSystem.temporaryPrefix + sha256 }
 
     /// Whether an earlier run (or this one) left the verified object; a leftover is
@@ -127,16 +131,18 @@ struct DeltaInstall {
         let path = objectPath(sha256)
         if hasVerifiedObject(sha256, size: size) { return }
         let partial = partialPath(sha256)
-        let url = try ManifestEntry.resolve(PublishedFileIndex.objectPath(sha256), relativeTo: manifestURL)
+        let url = try objectURL(sha256)
+        func download(resuming: Bool) throws {
+            try downloader.download(from: url, to: partial, expectedSize: size, expectedSHA256: sha256, compressed: true,
+                                    resuming: resuming, on: connection)
+        }
         do {
             let resumed = FileSystem.exists(partial)
             do {
-                try downloader.download(from: url, to: partial, expectedSize: size, expectedSHA256: sha256, compressed: true,
-                                        resuming: resumed, on: connection)
+                try download(resuming: resumed)
             } catch let error as PkgError where resumed && (error.code == .checksumMismatch || error.code == .sizeMismatch) {
                 // The bytes kept from before were not the object's (a crash cut them): once more from zero.
-                try downloader.download(from: url, to: partial, expectedSize: size, expectedSHA256: sha256, compressed: true,
-                                        on: connection)
+                try download(resuming: false)
             }
         } catch let error as PkgError {
             // Wrong bytes go; a transfer cut short keeps its bytes for the next run.

@@ -72,8 +72,10 @@ public struct Updater: Sendable {
             guard jitter.isFinite else { throw PkgError(.invalidArgument, "jitter must be a finite number of seconds") }
             RetryPolicy.sleep(seconds: Double.random(in: 0..<jitter))
         }
-        let lock = try StoreLock(layout: store.layout, wait: wait, onWait: onWait)
-        defer { withExtendedLifetime(lock) {} }
+        return try store.locked(wait: wait, onWait: onWait) { try runLocked(progress: progress) }
+    }
+
+    private func runLocked(progress: @escaping @Sendable (UpdateEvent) -> Void) throws -> UpdateReport {
         try store.recover()
         let reverted = try store.revertUnconfirmedTrials(confirmedBy: .healthCheck).map(revertedOutcome)
 

@@ -31,12 +31,6 @@ import Testing
         #expect(store.activeVersion(of: "demo") == "1.1.0")
     }
 
-    private func locked<T>(_ body: () throws -> T) throws -> T {
-        let lock = try StoreLock(layout: store.layout)
-        defer { withExtendedLifetime(lock) {} }
-        return try body()
-    }
-
     // MARK: - Rollback holds
 
     @Test func rollbackHoldsEvenWhenTheManifestFileChanges() throws {
@@ -45,7 +39,7 @@ import Testing
         defer { origin.stop() }
         let url = origin.baseURL + "/manifest.json"
         #expect(try updater(url).run().packages.map(\.action) == [.unchanged])
-        try locked { _ = try store.rollback("demo") }
+        try store.locked { _ = try store.rollback("demo") }
         #expect(try store.heldVersions(of: "demo") == ["1.1.0"])
 
         // The same manifest rewritten with one more newline: a new ETag, the held version named.
@@ -59,7 +53,7 @@ import Testing
         #expect(store.activeVersion(of: "demo") == "1.0.0")
 
         // unhold: the very next run installs it, although the manifest is unchanged (no 304 short cut).
-        #expect(try locked { try store.unhold("demo") } == ["1.1.0"])
+        #expect(try store.locked { try store.unhold("demo") } == ["1.1.0"])
         let after = try updater(url).run()
         #expect(after.manifest == .fetched)
         #expect(after.packages.map(\.action) == [.upgraded])
@@ -68,7 +62,7 @@ import Testing
 
     @Test func aNewerVersionInstallsWhileAnOlderOneIsHeld() throws {
         try installBoth()
-        try locked { _ = try store.rollback("demo") }
+        try store.locked { _ = try store.rollback("demo") }
         try Publisher(outputDirectory: originRoot).publish(
             source: BundleFixtures.demoSource("1.1.0"), name: "demo", version: "1.2.0", routes: ["www.example.com/app"])
         #expect(try updater().run().packages.map(\.action) == [.upgraded])
@@ -147,18 +141,18 @@ import Testing
         #expect(try updater(activation: .awaitingConfirmation).run().succeeded)
         #expect(store.activeVersion(of: "demo") == "1.1.0")
         // A confirmation for another version does not count.
-        #expect(try locked { try store.confirm("demo", version: "1.0.0") } == false)
+        #expect(try store.locked { try store.confirm("demo", version: "1.0.0") } == false)
         // The app restarts without having confirmed 1.1.0.
-        let reverted = try locked { try store.revertUnconfirmedTrials() }
+        let reverted = try store.locked { try store.revertUnconfirmedTrials() }
         #expect(reverted.map(\.version) == ["1.1.0"])
         #expect(store.activeVersion(of: "demo") == "1.0.0")
         #expect(try store.heldVersions(of: "demo") == ["1.1.0"])
 
         // Unheld and tried again, then confirmed: it stays.
-        try locked { _ = try store.unhold("demo") }
+        try store.locked { _ = try store.unhold("demo") }
         #expect(try updater(activation: .awaitingConfirmation).run().succeeded)
-        #expect(try locked { try store.confirm("demo", version: "1.1.0") })
-        #expect(try locked { try store.revertUnconfirmedTrials() }.isEmpty)
+        #expect(try store.locked { try store.confirm("demo", version: "1.1.0") })
+        #expect(try store.locked { try store.revertUnconfirmedTrials() }.isEmpty)
         #expect(store.activeVersion(of: "demo") == "1.1.0")
     }
 
@@ -171,7 +165,7 @@ import Testing
         var next = try #require(try store.trial(of: "demo"))
         next.version = "1.3.0"
         try StateFile.save(next, to: store.layout.trialFile("demo"))
-        let reverted = try locked { try store.revertUnconfirmedTrials() }
+        let reverted = try store.locked { try store.revertUnconfirmedTrials() }
         #expect(reverted.count == 1)
         #expect(store.activeVersion(of: "demo") == "1.1.0", "1.2.0 was never confirmed")
         #expect(try store.heldVersions(of: "demo") == ["1.2.0"])
@@ -183,7 +177,7 @@ import Testing
         let trial = ActivationTrial(name: "demo", version: "1.0.0", previous: "1.1.0", confirmedBy: .healthCheck,
                                     startedAt: Date())
         try StateFile.save(trial, to: store.layout.trialFile("demo"))
-        #expect(try locked { try store.revertUnconfirmedTrials() }.isEmpty)
+        #expect(try store.locked { try store.revertUnconfirmedTrials() }.isEmpty)
         #expect(store.activeVersion(of: "demo") == "1.1.0")
         #expect(try store.heldVersions(of: "demo").isEmpty)
         #expect(try store.trial(of: "demo") == nil)
@@ -197,7 +191,7 @@ import Testing
         trial.keep = 1
         #expect(try trial.run().succeeded)
         #expect(Set(try store.retainedVersions(of: "demo").map(\.entry.version)) == ["1.1.0", "1.2.0"])
-        try locked { _ = try store.revertUnconfirmedTrials() }
+        try store.locked { _ = try store.revertUnconfirmedTrials() }
         #expect(store.activeVersion(of: "demo") == "1.1.0")
     }
 

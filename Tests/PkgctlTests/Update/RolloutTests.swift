@@ -149,11 +149,7 @@ import Testing
         let id = try #require((0..<100).map { "d\($0)" }.first { Rollout.bucket(deviceID: $0, salt: salt) < 50 })
         _ = try updater(id).run()
         #expect(store.activeVersion(of: "demo") == "2.0.0")
-        do {
-            let lock = try StoreLock(layout: store.layout)
-            defer { withExtendedLifetime(lock) {} }
-            try store.hold("demo", version: "1.1.0")
-        }
+        try store.locked { try store.hold("demo", version: "1.1.0") }
         // The manifest goes back to 1.1.0, which this device holds: it falls back on its store instead.
         #expect(try Publisher(outputDirectory: originRoot).revoke(name: "demo", version: "2.0.0").version == "1.1.0")
         let report = try updater(id).run()
