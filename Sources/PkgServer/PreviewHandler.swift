@@ -147,9 +147,9 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         if configuration.offline {
             return sendError(.notFound, "\(url) is in no installed package (offline)", context: context)
         }
-        let task = ChannelResourceTask(request: request, handler: self, context: context)
+        let task = ChannelResourceTask(request: request, resolver: resolver, handler: self, context: context)
         upstreamTask = task
-        resolver.start(task)
+        resolver.start(task, delivery: task.delivery)
     }
 
     private func sendLocal(_ answer: LocalAnswer, context: ChannelHandlerContext) {
@@ -217,9 +217,10 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.head(head)), promise: nil)
     }
 
-    func writeBody(_ buffer: ByteBuffer, context: ChannelHandlerContext) {
+    /// Writes and flushes a chunk of body; the future completes once it is on the wire (or failed).
+    func writeBody(_ buffer: ByteBuffer, context: ChannelHandlerContext) -> EventLoopFuture<Void> {
         exchange?.bytes += buffer.readableBytes
-        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        return context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))))
     }
 
     func finish(context: ChannelHandlerContext) {

@@ -12,6 +12,10 @@ typedef int (*pkg_curl_socket_callback)(CURL *easy, curl_socket_t socket, int wh
                                         void *context, void *socket_context);
 typedef int (*pkg_curl_timer_callback)(CURLM *multi, long timeout_ms, void *context);
 
+/* Macros Swift does not import: a write callback's "pause" answer and curl_easy_pause's "go on". */
+static const size_t pkg_curl_writefunc_pause = CURL_WRITEFUNC_PAUSE;
+static const int pkg_curlpause_cont = CURLPAUSE_CONT;
+
 CURLcode pkg_curl_global_init(void);
 
 CURLcode pkg_curl_easy_setopt_long(CURL *easy, CURLoption option, long value);

@@ -57,10 +57,12 @@ public final class Resolver: Sendable {
     // MARK: Tasks
 
     /// Starts answering `task.request`. Everything the task receives is
-    /// delivered as described by ``ResourceTask``; a local hit's response may
-    /// arrive before this returns. Starting a task that is already started does nothing.
-    public func start(_ task: any ResourceTask) {
-        guard let entry = tasks.insert(task) else { return }
+    /// delivered as described by ``ResourceTask``, on the thread and within the
+    /// flow-control window `delivery` names; with ``TaskDelivery/direct`` a local
+    /// hit's response may arrive before this returns. Starting a task that is
+    /// already started does nothing.
+    public func start(_ task: any ResourceTask, delivery: TaskDelivery = .direct) {
+        guard let entry = tasks.insert(task, delivery: delivery) else { return }
         let request = task.request
         let location: Location
         do {
@@ -82,6 +84,13 @@ public final class Resolver: Sendable {
     /// cancelled unless another live task or the overlay write still needs it.
     public func stop(_ task: any ResourceTask) {
         tasks.stop(task)
+    }
+
+    /// `task`'s host has consumed `byteCount` more of the bytes delivered to it
+    /// (with ``TaskDelivery/Consumption/explicit``): once half its window is
+    /// free, a paused source goes on. Any thread; ignored for a task that ended.
+    public func consumed(_ byteCount: Int, by task: any ResourceTask) {
+        tasks.entry(of: task)?.consumed(byteCount)
     }
 
     /// Tasks started and not yet finished, failed or stopped.
@@ -274,10 +283,15 @@ public final class Resolver: Sendable {
         }
     }
 
-    /// Reads and delivers one chunk, then queues the next: a stopped task stops the reads at once.
+    /// Reads and delivers one chunk, then queues the next: a stopped task stops the reads at once,
+    /// and a full window parks them until the host has consumed half of it.
     private static func pump(_ file: LocalFile, from offset: Int64, to end: Int64, chunk: Int, entry: TaskEntry,
                              queue: DispatchQueue) {
         guard entry.isLive else { return }
+        let resume: @Sendable () -> Void = {
+            queue.async { pump(file, from: offset, to: end, chunk: chunk, entry: entry, queue: queue) }
+        }
+        guard entry.hasRoom(orCall: resume) else { return }
         let count = Int(min(Int64(chunk), end - offset))
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 16)
         defer { buffer.deallocate() }

@@ -6,11 +6,17 @@
 /// 2. ``didReceive(_:)-(UnsafeRawBufferPointer)`` zero or more times,
 /// 3. exactly one of ``didFinish()`` or ``didFail(_:)``.
 ///
-/// Calls come from the resolver's threads (the caller of `start` for the
+/// Calls to one task never overlap. Where they run is the host's choice, made
+/// per task with ``TaskDelivery`` at ``Resolver/start(_:delivery:)``: on the
+/// resolver's threads (``TaskDelivery/direct``: the caller of `start` for the
 /// response of a local hit, a read queue for local data, the upstream thread
-/// for origin answers); calls to one task never overlap. Keep them short:
-/// copy the bytes and return. A task may call `stop` on itself from inside a
-/// callback.
+/// for origin answers), or on the host's own thread through a
+/// ``CallbackExecutor`` (a main queue, a GLib main loop, an event loop), where
+/// the stopped check is made too. Keep callbacks short: copy the bytes and
+/// return. A task may call `stop` on itself from inside a callback. A task that
+/// queues the bytes rather than using them at once says so with
+/// ``TaskDelivery/Consumption/explicit`` and reports ``Resolver/consumed(_:by:)``,
+/// so a slow consumer holds back the source instead of the resolver buffering.
 ///
 /// ```swift
 /// final class Collector: ResourceTask {

@@ -10,12 +10,16 @@ import Synchronization
 /// (the fix for WKURLSchemeTask's "task was stopped" crash). No `await` sits
 /// between the check and the call. The lock is recursive, so a task may call
 /// `stop` from inside one of its callbacks.
+///
+/// A task delivered through a ``CallbackExecutor`` stays in the table until its
+/// last callback has run on the executor, so a `stop` that comes between the
+/// source finishing and that callback still silences it.
 final class TaskTable: Sendable {
     private let entries = Mutex<[ObjectIdentifier: TaskEntry]>([:])
 
     /// Registers `task`; nil when it is already started (a second start is ignored).
-    func insert(_ task: any ResourceTask) -> TaskEntry? {
-        let entry = TaskEntry(task: task, table: self)
+    func insert(_ task: any ResourceTask, delivery: TaskDelivery) -> TaskEntry? {
+        let entry = TaskEntry(task: task, delivery: delivery, table: self)
         let inserted = entries.withLock { table -> Bool in
             let id = ObjectIdentifier(task)
             if table[id] != nil { return false }
@@ -31,6 +35,11 @@ final class TaskTable: Sendable {
         entry?.stop()
     }
 
+    /// The entry of `task`, while it is started.
+    func entry(of task: any ResourceTask) -> TaskEntry? {
+        entries.withLock { $0[ObjectIdentifier(task)] }
+    }
+
     func remove(_ entry: TaskEntry) {
         entries.withLock { table in
             let id = ObjectIdentifier(entry.task)
@@ -40,90 +49,4 @@ final class TaskTable: Sendable {
 
     /// How many tasks are started and not yet finished, failed or stopped.
     var count: Int { entries.withLock { $0.count } }
-}
-
-/// The state of one started task. See ``TaskTable``.
-final class TaskEntry: @unchecked Sendable {
-    enum Phase { case started, responded, done, stopped }
-
-    let task: any ResourceTask
-    private weak var table: TaskTable?
-    private let lock = NSRecursiveLock()
-    private var phase = Phase.started
-    private var cancellation: (@Sendable () -> Void)?
-
-    init(task: any ResourceTask, table: TaskTable) {
-        self.task = task
-        self.table = table
-    }
-
-    /// Whether the task still accepts deliveries.
-    var isLive: Bool {
-        lock.lock(); defer { lock.unlock() }
-        return phase == .started || phase == .responded
-    }
-
-    /// Sets what `stop` must undo (leave an upstream fetch, ...). When the task is
-    /// already stopped, runs it at once and returns false.
-    @discardableResult
-    func onStop(_ body: @escaping @Sendable () -> Void) -> Bool {
-        lock.lock()
-        let current = phase
-        if current == .stopped || current == .done {
-            lock.unlock()
-            if current == .stopped { body() }
-            return false
-        }
-        cancellation = body
-        lock.unlock()
-        return true
-    }
-
-    func stop() {
-        lock.lock()
-        let wasLive = phase == .started || phase == .responded
-        phase = .stopped
-        let body = cancellation
-        cancellation = nil
-        lock.unlock()
-        if wasLive { body?() }
-    }
-
-    /// Delivers the response; false when the task is no longer live.
-    @discardableResult
-    func deliver(_ response: ResourceResponse) -> Bool {
-        lock.lock(); defer { lock.unlock() }
-        guard phase == .started else { return false }
-        phase = .responded
-        task.didReceive(response)
-        return phase == .responded
-    }
-
-    @discardableResult
-    func deliver(_ data: UnsafeRawBufferPointer) -> Bool {
-        lock.lock(); defer { lock.unlock() }
-        guard phase == .responded else { return false }
-        if !data.isEmpty { task.didReceive(data) }
-        return phase == .responded
-    }
-
-    func finish() {
-        lock.lock()
-        guard phase == .responded else { lock.unlock(); return }
-        phase = .done
-        cancellation = nil
-        task.didFinish()
-        lock.unlock()
-        table?.remove(self)
-    }
-
-    func fail(_ error: PkgError) {
-        lock.lock()
-        guard phase == .started || phase == .responded else { lock.unlock(); return }
-        phase = .done
-        cancellation = nil
-        task.didFail(error)
-        lock.unlock()
-        table?.remove(self)
-    }
 }

@@ -2,10 +2,10 @@ extension String {
     /// Characters of outside input (an entry name, a key name) kept in a message.
     static let messageLimit = 120
 
-    /// This text as it may appear in a one-line message: control characters
+    /// This text as it may appear in a one-line message or log line: control characters
     /// escaped (`\u{a}`), and cut after ``messageLimit`` characters with the
     /// full length noted, so hostile input can neither break nor flood a log line.
-    var escapedForMessage: String {
+    public var escapedForMessage: String {
         var text = ""
         var kept = 0
         for scalar in unicodeScalars {

@@ -12,6 +12,10 @@ final class EasyHandle {
     /// Called with each chunk of the response body; return false to abort the transfer
     /// (``perform()`` then returns `CURLE_WRITE_ERROR`).
     var onBody: (UnsafeRawBufferPointer) -> Bool = { _ in true }
+    /// Asked before each chunk of the response body: false pauses the transfer
+    /// (`CURL_WRITEFUNC_PAUSE`) until ``resume()``, which hands the same chunk to
+    /// `onBody` again. The flow-control gate of a consumer that reads slowly.
+    var admitsBody: () -> Bool = { true }
     /// Called with each response header line as libcurl delivers it (status lines
     /// included, CRLF kept); return false to abort the transfer.
     var onHeader: (String) -> Bool = { _ in true }
@@ -39,6 +43,7 @@ final class EasyHandle {
             guard let context else { return 0 }
             let handle = Unmanaged<EasyHandle>.fromOpaque(context).takeUnretainedValue()
             let length = size * count
+            guard handle.admitsBody() else { return pkg_curl_writefunc_pause }
             let bytes = UnsafeRawBufferPointer(start: buffer, count: buffer == nil ? 0 : length)
             return handle.onBody(bytes) ? length : 0
         }, CURLOPT_WRITEFUNCTION)
@@ -119,6 +124,11 @@ final class EasyHandle {
 
     /// Runs the transfer on the calling thread until it ends; returns libcurl's result.
     /// The error buffer is cleared first, so ``errorDetail`` belongs to this transfer.
+    /// Lets a transfer paused by ``admitsBody`` go on; call it on the thread that drives the handle.
+    func resume() {
+        curl_easy_pause(raw, pkg_curlpause_cont)
+    }
+
     func perform() -> CURLcode {
         errorBuffer[0] = 0
         return curl_easy_perform(raw)

@@ -11,6 +11,7 @@ final class CurlMultiLoop: @unchecked Sendable {
     private enum Command {
         case add(UpstreamTransfer)
         case cancel(UpstreamTransfer)
+        case resume(UpstreamTransfer)
     }
 
     private let multi: UnsafeMutableRawPointer
@@ -55,6 +56,12 @@ final class CurlMultiLoop: @unchecked Sendable {
         curl_multi_wakeup(multi)
     }
 
+    /// Lets `transfer` go on after its sink paused it (on the loop thread).
+    func resume(_ transfer: UpstreamTransfer) {
+        commands.withLock { $0.list.append(.resume(transfer)) }
+        curl_multi_wakeup(multi)
+    }
+
     /// Cancels everything and ends the loop thread; waits for it (bounded, 5 s).
     func shutdown() {
         guard !stopping.exchange(true, ordering: .acquiringAndReleasing) else { return }
@@ -88,6 +95,8 @@ final class CurlMultiLoop: @unchecked Sendable {
                         curl_multi_remove_handle(multi, transfer.easy)
                         transfer.cancelled()
                     }
+                case .resume(let transfer):
+                    if active[transfer.easy] != nil { transfer.handle.resume() }
                 }
             }
             if stop {

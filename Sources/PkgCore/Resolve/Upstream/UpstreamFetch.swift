@@ -24,6 +24,10 @@ struct UpstreamPlan: Sendable {
 /// Leaving: when the last task stops, the transfer is cancelled — unless the
 /// answer is already known to be cacheable and is being written through, in
 /// which case it runs to the end for the overlay.
+///
+/// Pace: before each chunk, every live task must have room in its window;
+/// otherwise the transfer pauses, and the first task to drain (or leave) asks
+/// the loop to resume it.
 final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
     let plan: UpstreamPlan
     private unowned let owner: UpstreamFetcher
@@ -66,7 +70,18 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
         if cancel {
             owner.forget(self)
             if let transfer { owner.loop.cancel(transfer) }
+        } else {
+            resumeIfRoom()
         }
+    }
+
+    /// Resumes the transfer when every live task has room (one that has none calls again when it has).
+    private func resumeIfRoom() {
+        guard transferAdmitsBody() else { return }
+        lock.lock()
+        let transfer = ended ? nil : self.transfer
+        lock.unlock()
+        if let transfer { owner.loop.resume(transfer) }
     }
 
     // MARK: UpstreamTransferSink (loop thread)
@@ -90,6 +105,16 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
         for entry in targets where entry.deliver(response) { anyLive = true }
         if !anyLive { pruneDead() }
         return anyLive || newWriter != nil
+    }
+
+    func transferAdmitsBody() -> Bool {
+        lock.lock()
+        let targets = subscribers
+        lock.unlock()
+        for entry in targets where !entry.hasRoom(orCall: { [weak self] in self?.resumeIfRoom() }) {
+            return false
+        }
+        return true
     }
 
     func transferReceived(_ data: UnsafeRawBufferPointer) -> Bool {

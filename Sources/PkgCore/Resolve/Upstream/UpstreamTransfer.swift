@@ -7,6 +7,9 @@ import Glibc
 protocol UpstreamTransferSink: AnyObject {
     /// The origin's status and headers (hop-by-hop ones dropped). Return false to abort.
     func transferReceived(status: Int, headers: [(name: String, value: String)]) -> Bool
+    /// Whether the next chunk of body may come now; false pauses the transfer
+    /// until ``CurlMultiLoop/resume(_:)``.
+    func transferAdmitsBody() -> Bool
     /// A chunk of body. Return false to abort the transfer.
     func transferReceived(_ data: UnsafeRawBufferPointer) -> Bool
     /// The transfer ended; `error` is nil on success.
@@ -63,6 +66,7 @@ final class UpstreamTransfer: @unchecked Sendable {
         // The handle belongs to this object, so its callbacks never outlive it.
         handle.onHeader = { [unowned self] line in self.header(line) }
         handle.onBody = { [unowned self] data in self.body(data) }
+        handle.admitsBody = { [unowned self] in self.sink?.transferAdmitsBody() ?? true }
     }
 
     private func header(_ line: String) -> Bool {
