@@ -1,0 +1,48 @@
+import ArgumentParser
+import CWebKitGTK
+import Glibc
+import PkgCore
+
+/// `hybrid-app`: a WebKitGTK window on an `app://` URL served from pkgctl's store.
+@main
+struct HybridAppCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hybrid-app",
+        abstract: "Open a page whose custom scheme is served by pkgctl's resolver in a WebKitGTK window.")
+
+    @Option(help: "The pkgctl store to serve (as `pkgctl update --root`).")
+    var root: String
+    @Option(help: "The custom scheme to register.")
+    var scheme = "app"
+    @Option(help: "Origin for files no package has (default: https://HOST of the request).")
+    var upstream: String?
+    @Option(help: "PEM file of the CAs trusted for the origin.")
+    var caFile: String?
+    @Flag(help: "Never ask the origin: a file no package has fails.")
+    var offline = false
+    @Flag(help: "Print the page's DOM after the load event, then exit (non-zero on a load failure or timeout).")
+    var dumpDom = false
+    @Option(help: "Write a PNG of the rendered page, then exit.")
+    var screenshot: String?
+    @Option(help: "A JavaScript expression to wait for (polled after the load event) before --dump-dom/--screenshot.")
+    var waitFor: String?
+    @Option(help: "Loads to report before exiting; SIGHUP reloads the page.")
+    var loads = 1
+    @Option(help: "Seconds to allow for --dump-dom/--screenshot.")
+    var timeout: UInt32 = 30
+    @Argument(help: "The URL to open, e.g. app://www.example.com/app/.")
+    var url: String
+
+    func run() throws {
+        signal(SIGPIPE, SIG_IGN)  // a page that drops a body stream breaks its pipe: EPIPE, not death
+        gtk_init(nil, nil)
+        let resolver = try Resolver(store: PackageStore(root: root),
+                                    configuration: ResolverConfiguration(upstream: upstream, caFile: caFile))
+        let handler = SchemeHandler(resolver: resolver, offline: offline)
+        let window = AppWindow(handler: handler, scheme: scheme,
+                               report: AppWindow.Report(dumpDOM: dumpDom, screenshot: screenshot, waitFor: waitFor,
+                                                        loads: max(1, loads)))
+        window.open(url, timeoutSeconds: max(1, timeout))
+        gtk_main()
+    }
+}

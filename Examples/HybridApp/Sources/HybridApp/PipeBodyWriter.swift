@@ -1,0 +1,135 @@
+import CWebKitGTK
+import Glibc
+
+/// The write end of the pipe whose read end WebKit consumes as a response body
+/// (a `GUnixInputStream`): a body streams to the page without ever being held
+/// whole. Main thread only.
+///
+/// Bytes the pipe cannot take yet wait in `pending` while a GLib watch waits for
+/// room; each byte that enters the pipe is reported through `onConsumed`, so
+/// the resolver's window bounds `pending`. When WebKit drops the stream (the
+/// page went away) the pipe reports an error: `onReaderGone` runs once.
+final class PipeBodyWriter: @unchecked Sendable {
+    /// The read end, owned by the returned stream (closed when WebKit drops it).
+    let stream: UnsafeMutablePointer<GInputStream>
+    var onConsumed: (Int) -> Void = { _ in }
+    var onReaderGone: () -> Void = {}
+
+    private var descriptor: Int32
+    private var pending: [UInt8] = []
+    private var pendingStart = 0
+    private var finishing = false
+    private var writableWatch: guint = 0
+    private var errorWatch: guint = 0
+
+    init() throws(PipeError) {
+        var ends: [Int32] = [-1, -1]
+        guard hybrid_app_pipe(&ends) == 0 else { throw PipeError(errno: errno) }
+        descriptor = ends[1]
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
+        _ = hybrid_app_set_pipe_size(descriptor, 256 * 1024)  // fewer wake-ups; best effort
+        stream = UnsafeMutableRawPointer(g_unix_input_stream_new(ends[0], gboolean(1)))!
+            .assumingMemoryBound(to: GInputStream.self)
+        errorWatch = watch(GIOCondition(G_IO_ERR.rawValue | G_IO_HUP.rawValue))
+    }
+
+    /// Queues `data` for the page.
+    func write(_ data: UnsafeRawBufferPointer) {
+        guard descriptor >= 0 else { return }
+        if pending.count == pendingStart {
+            let written = send(data)
+            guard written >= 0 else { return }
+            if written < data.count { pending.append(contentsOf: data[written...]) }
+        } else {
+            pending.append(contentsOf: data)
+        }
+        if pending.count > pendingStart, writableWatch == 0 { writableWatch = watch(G_IO_OUT) }
+    }
+
+    /// Ends the body once everything queued is in the pipe (EOF for the page).
+    func finish() {
+        finishing = true
+        if pending.count == pendingStart { close() }
+    }
+
+    /// Ends the body now (the page sees it cut short).
+    func abort() { close() }
+
+    deinit { close() }
+
+    private func send(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var offset = 0
+        while offset < bytes.count {
+            let count = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if count > 0 {
+                offset += count
+            } else if count < 0, errno == EINTR {
+                continue
+            } else if count < 0, errno == EAGAIN {
+                break
+            } else {
+                readerGone()
+                return -1
+            }
+        }
+        if offset > 0 { onConsumed(offset) }
+        return offset
+    }
+
+    private func writable() -> Bool {
+        let written = pending.withUnsafeBytes { send(UnsafeRawBufferPointer(rebasing: $0[pendingStart...])) }
+        guard written >= 0 else { return false }
+        pendingStart += written
+        if pendingStart == pending.count {
+            pending.removeAll(keepingCapacity: false)
+            pendingStart = 0
+            writableWatch = 0
+            if finishing { close() }
+            return false
+        }
+        if pendingStart > 1 << 20 {  // drop what was sent, now and then
+            pending.removeFirst(pendingStart)
+            pendingStart = 0
+        }
+        return true
+    }
+
+    private func readerGone() {
+        guard descriptor >= 0 else { return }
+        close()
+        onReaderGone()
+    }
+
+    private func close() {
+        guard descriptor >= 0 else { return }
+        if writableWatch != 0 { g_source_remove(writableWatch) }
+        if errorWatch != 0 { g_source_remove(errorWatch) }
+        writableWatch = 0
+        errorWatch = 0
+        Glibc.close(descriptor)
+        descriptor = -1
+        pending = []
+        pendingStart = 0
+    }
+
+    /// A GLib watch on the write end; the source holds a reference to this writer.
+    private func watch(_ condition: GIOCondition) -> guint {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        return g_unix_fd_add_full(G_PRIORITY_DEFAULT, descriptor, condition, { _, condition, context in
+            let writer = Unmanaged<PipeBodyWriter>.fromOpaque(context!).takeUnretainedValue()
+            if condition.rawValue & (G_IO_ERR.rawValue | G_IO_HUP.rawValue) != 0 {
+                writer.readerGone()
+                return gboolean(0)
+            }
+            return writer.writable() ? gboolean(1) : gboolean(0)
+        }, context, { context in
+            Unmanaged<PipeBodyWriter>.fromOpaque(context!).release()
+        })
+    }
+}
+
+/// A pipe for a response body could not be made.
+struct PipeError: Error, CustomStringConvertible {
+    let errno: Int32
+    var description: String { "pipe: " + String(cString: strerror(errno)) }
+}

@@ -1,0 +1,110 @@
+import CWebKitGTK
+import PkgCore
+
+/// One `app://` request of WebKit as a resolver task. The resolver calls it on
+/// the GLib main thread (``GLibMainLoopExecutor``), so every WebKit call here
+/// happens there, and a `stop` made on that thread silences it at once.
+///
+/// The response head becomes `finish_with_response` with a pipe as its body
+/// stream; body bytes go into the pipe and count as consumed once they are in
+/// it. WebKit has no stop callback: when it drops the stream (the page went
+/// away) the pipe breaks and the task is stopped.
+final class WebKitSchemeTask: ResourceTask, @unchecked Sendable {
+    let request: ResourceRequest
+    /// What the log says of it: resource class and where it is served from.
+    let resourceClass: String
+    let source: String
+    private let webRequest: UnsafeMutablePointer<WebKitURISchemeRequest>
+    private unowned let handler: SchemeHandler
+    private var body: PipeBodyWriter?
+    private var status = 0
+    private var bytes = 0
+    private var stopped = false
+
+    init(request: ResourceRequest, webRequest: UnsafeMutablePointer<WebKitURISchemeRequest>, plan: ResolutionPlan,
+         handler: SchemeHandler) {
+        self.request = request
+        self.webRequest = webRequest
+        self.handler = handler
+        resourceClass = plan.resourceClass.rawValue
+        source = plan.localFile == nil ? "origin" : plan.fromOverlay ? "cache" : "package"
+        g_object_ref(webRequest)
+    }
+
+    deinit { g_object_unref(webRequest) }
+
+    func didReceive(_ response: ResourceResponse) {
+        guard checkLive() else { return }
+        status = response.status
+        let writer: PipeBodyWriter
+        do {
+            writer = try PipeBodyWriter()
+        } catch {
+            return failAndStop("\(error)")
+        }
+        writer.onConsumed = { [unowned self] count in handler.resolver.consumed(count, by: self) }
+        writer.onReaderGone = { [unowned self] in handler.stop(self, note: "page dropped the stream") }
+        body = writer
+        let answer = webkit_uri_scheme_response_new(writer.stream, gint64(response.contentLength ?? -1))!
+        webkit_uri_scheme_response_set_status(answer, guint(response.status), nil)
+        let headers = soup_message_headers_new(SOUP_MESSAGE_HEADERS_RESPONSE)!
+        for (name, value) in response.headers {
+            soup_message_headers_append(headers, name, value)
+        }
+        if let type = response.header("Content-Type") { webkit_uri_scheme_response_set_content_type(answer, type) }
+        webkit_uri_scheme_response_set_http_headers(answer, headers)  // takes the headers
+        webkit_uri_scheme_request_finish_with_response(webRequest, answer)
+        g_object_unref(answer)
+        g_object_unref(writer.stream)  // WebKit holds it now
+    }
+
+    func didReceive(_ data: UnsafeRawBufferPointer) {
+        guard checkLive() else { return }
+        bytes += data.count
+        body?.write(data)
+    }
+
+    func didFinish() {
+        guard checkLive() else { return }
+        body?.finish()
+        body = nil
+        handler.ended(self, status: status, bytes: bytes, outcome: .finished)
+    }
+
+    func didFail(_ error: PkgError) {
+        guard checkLive() else { return }
+        if let body {
+            body.abort()  // the head is out: a cut body is all that is left to say
+            self.body = nil
+        } else {
+            finishError(error.message)
+        }
+        handler.ended(self, status: status, bytes: bytes, outcome: .failed(error.message))
+    }
+
+    /// Answers WebKit with an error before any response (offline miss, refused request).
+    func finishError(_ message: String) {
+        let domain = g_quark_from_static_string("hybrid-app-resolver")
+        let error = g_error_new_literal(domain, 1, message)
+        webkit_uri_scheme_request_finish_error(webRequest, error)
+        g_error_free(error)
+    }
+
+    /// Main thread: the app stopped the task; its pipe closes and nothing is said to WebKit again.
+    func markStopped() {
+        stopped = true
+        body?.abort()
+        body = nil
+    }
+
+    private func failAndStop(_ message: String) {
+        finishError(message)
+        handler.stop(self, note: message)
+    }
+
+    /// Counts a callback after `stop` (the resolver promises there are none).
+    private func checkLive() -> Bool {
+        if stopped { handler.lateCallbacks += 1 }
+        return !stopped
+    }
+}
