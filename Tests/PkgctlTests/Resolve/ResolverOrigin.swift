@@ -4,7 +4,7 @@ import Foundation
 /// A loopback HTTPS nginx (test CA from TestCertificateAuthority) with the
 /// locations the resolver tests need, beside the transfer tests' NginxOrigin:
 /// static files, `/set-cookie/`, `/no-store/`, `/private/`, `/always-500/`,
-/// `/slow/` (limit_rate), `/echo-cookie` and `/echo-post` (the body is logged).
+/// `/slow/` (limit_rate), `/stream/` (limit_rate, no-store), `/echo-cookie` and `/echo-post` (the body is logged).
 final class ResolverOrigin: @unchecked Sendable {
     let baseURL: String
     let caFile: String
@@ -48,6 +48,7 @@ final class ResolverOrigin: @unchecked Sendable {
                         location /private/ { alias "\(root)/"; add_header Cache-Control "private, max-age=60"; }
                         location /always-500/ { return 500 "broken\\n"; }
                         location /slow/ { alias "\(root)/"; limit_rate \(slowRate); }
+                        location /stream/ { alias "\(root)/"; limit_rate \(slowRate); add_header Cache-Control "no-store"; }
                         location = /echo-cookie { default_type text/plain; return 200 "cookie=$http_cookie ua=$http_user_agent\\n"; }
                         location = /echo-post { proxy_pass http://unix:\(directory.path)/inner.sock:/; }
                     }

@@ -153,13 +153,14 @@ final class AppWindow: @unchecked Sendable {
 
     // MARK: Exit
 
-    /// Waits (bounded) for tasks and origin transfers to settle, prints the exit line, exits.
+    /// Waits (30 s at most) for tasks and origin transfers to settle, prints the exit line, exits.
     private func exit(_ code: Int32, _ message: String?) {
         if let message { Log.line(message) }
-        for _ in 0..<500 where handler.liveTasks > 0 || handler.resolver.upstreamTransfersInFlight > 0 {
+        for _ in 0..<3000 where handler.liveTasks > 0 || handler.resolver.upstreamTransfersInFlight > 0 {
             while g_main_context_iteration(nil, gboolean(0)) != 0 {}
             usleep(10_000)
         }
+        handler.logLiveTasks()
         let counts = handler.counts
         let end = ProcessStats.now()
         let start = baseline ?? end

@@ -35,6 +35,11 @@ struct HybridAppCommand: ParsableCommand {
 
     func run() throws {
         signal(SIGPIPE, SIG_IGN)  // a page that drops a body stream breaks its pipe: EPIPE, not death
+        // A launcher may hand down a blocked mask; SIGHUP (reload), SIGINT and SIGTERM must reach the loop.
+        var handled = sigset_t()
+        sigemptyset(&handled)
+        for number in [SIGHUP, SIGINT, SIGTERM] { sigaddset(&handled, number) }
+        pthread_sigmask(SIG_UNBLOCK, &handled, nil)
         gtk_init(nil, nil)
         let resolver = try Resolver(store: PackageStore(root: root),
                                     configuration: ResolverConfiguration(upstream: upstream, caFile: caFile))

@@ -34,6 +34,13 @@ final class SchemeHandler: @unchecked Sendable {
     /// Tasks started and not yet ended.
     var liveTasks: Int { live.count }
 
+    /// Logs the tasks still running (at most `limit`), e.g. at exit.
+    func logLiveTasks(limit: Int = 5) {
+        for task in live.values.prefix(limit) {
+            log(task, status: task.status, bytes: task.bytes, note: "still running")
+        }
+    }
+
     /// Registers `scheme` on `context` as secure (pages on it are a secure context) and CORS-enabled.
     func register(scheme: String, on context: UnsafeMutablePointer<WebKitWebContext>) {
         let data = Unmanaged.passRetained(self).toOpaque()
@@ -58,7 +65,7 @@ final class SchemeHandler: @unchecked Sendable {
             let message = (error as? PkgError)?.message ?? "\(error)"
             return refuse(webRequest, "\(method) \(url.escapedForMessage): \(message)")
         }
-        if offline, plan.localFile == nil {
+        if offline, plan.upstreamURL != nil {
             return refuse(webRequest, "\(url.escapedForMessage) is in no installed package (offline)")
         }
         let task = WebKitSchemeTask(request: request, webRequest: webRequest, plan: plan, handler: self)

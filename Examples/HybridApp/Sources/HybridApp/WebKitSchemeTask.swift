@@ -14,11 +14,14 @@ final class WebKitSchemeTask: ResourceTask, @unchecked Sendable {
     /// What the log says of it: resource class and where it is served from.
     let resourceClass: String
     let source: String
-    private let webRequest: UnsafeMutablePointer<WebKitURISchemeRequest>
-    private unowned let handler: SchemeHandler
+    /// Held until it is answered: WebKit's request keeps the body stream, so holding
+    /// it longer would keep a dropped stream's pipe open and hide that the page left.
+    private var webRequest: UnsafeMutablePointer<WebKitURISchemeRequest>?
+    private let handler: SchemeHandler
     private var body: PipeBodyWriter?
-    private var status = 0
-    private var bytes = 0
+    /// The response status (0 before the head) and the body bytes so far.
+    private(set) var status = 0
+    private(set) var bytes = 0
     private var stopped = false
 
     init(request: ResourceRequest, webRequest: UnsafeMutablePointer<WebKitURISchemeRequest>, plan: ResolutionPlan,
@@ -27,14 +30,19 @@ final class WebKitSchemeTask: ResourceTask, @unchecked Sendable {
         self.webRequest = webRequest
         self.handler = handler
         resourceClass = plan.resourceClass.rawValue
-        source = plan.localFile == nil ? "origin" : plan.fromOverlay ? "cache" : "package"
+        source = plan.upstreamURL != nil ? "origin" : plan.fromOverlay ? "cache" : "package"
         g_object_ref(webRequest)
     }
 
-    deinit { g_object_unref(webRequest) }
+    deinit { releaseRequest() }
+
+    private func releaseRequest() {
+        if let webRequest { g_object_unref(webRequest) }
+        webRequest = nil
+    }
 
     func didReceive(_ response: ResourceResponse) {
-        guard checkLive() else { return }
+        guard checkLive(), let webRequest else { return }
         status = response.status
         let writer: PipeBodyWriter
         do {
@@ -42,8 +50,13 @@ final class WebKitSchemeTask: ResourceTask, @unchecked Sendable {
         } catch {
             return failAndStop("\(error)")
         }
-        writer.onConsumed = { [unowned self] count in handler.resolver.consumed(count, by: self) }
-        writer.onReaderGone = { [unowned self] in handler.stop(self, note: "page dropped the stream") }
+        // The writer outlives the task while its last bytes drain into the pipe.
+        writer.onConsumed = { [weak self] count in
+            if let self { handler.resolver.consumed(count, by: self) }
+        }
+        writer.onReaderGone = { [weak self] in
+            if let self { handler.stop(self, note: "page dropped the stream") }
+        }
         body = writer
         let answer = webkit_uri_scheme_response_new(writer.stream, gint64(response.contentLength ?? -1))!
         webkit_uri_scheme_response_set_status(answer, guint(response.status), nil)
@@ -56,6 +69,7 @@ final class WebKitSchemeTask: ResourceTask, @unchecked Sendable {
         webkit_uri_scheme_request_finish_with_response(webRequest, answer)
         g_object_unref(answer)
         g_object_unref(writer.stream)  // WebKit holds it now
+        releaseRequest()
     }
 
     func didReceive(_ data: UnsafeRawBufferPointer) {
@@ -84,6 +98,8 @@ final class WebKitSchemeTask: ResourceTask, @unchecked Sendable {
 
     /// Answers WebKit with an error before any response (offline miss, refused request).
     func finishError(_ message: String) {
+        guard let webRequest else { return }
+        defer { releaseRequest() }
         let domain = g_quark_from_static_string("hybrid-app-resolver")
         let error = g_error_new_literal(domain, 1, message)
         webkit_uri_scheme_request_finish_error(webRequest, error)

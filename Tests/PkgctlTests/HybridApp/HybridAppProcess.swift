@@ -1,0 +1,80 @@
+import Foundation
+import Synchronization
+
+/// Runs the example app `Examples/HybridApp` (a real WebKitGTK window) as its
+/// user would. `scripts/test` builds it and names it in `HYBRID_APP`, and runs
+/// the suite under `xvfb-run`; without it the hybrid-app tests are skipped.
+final class HybridAppProcess: @unchecked Sendable {
+    static let executable = ProcessInfo.processInfo.environment["HYBRID_APP"] ?? ""
+    static var isAvailable: Bool {
+        !executable.isEmpty && FileManager.default.isExecutableFile(atPath: executable)
+            && ProcessInfo.processInfo.environment["DISPLAY"] != nil
+    }
+
+    /// What a finished run printed.
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var log: [String]
+
+        /// The `exit` line's numbers: `started`, `stopped`, `late`, `live`, and
+        /// `fds`/`rss-kb` as start and end.
+        var exitLine: String { log.last { $0.hasPrefix("hybrid-app: exit ") } ?? "" }
+        func count(_ name: String) -> Int? {
+            exitLine.split(separator: " ").first { $0.hasPrefix(name + "=") }
+                .flatMap { Int($0.dropFirst(name.count + 1)) }
+        }
+        func range(_ name: String) -> (start: Int, end: Int)? {
+            guard let field = exitLine.split(separator: " ").first(where: { $0.hasPrefix(name + "=") }) else { return nil }
+            let parts = field.dropFirst(name.count + 1).split(separator: "-").compactMap { Int($0.trimmingCharacters(in: [">"])) }
+            return parts.count == 2 ? (parts[0], parts[1]) : nil
+        }
+        /// WebKit, GLib and GTK warnings and criticals (`(process:pid): Domain-WARNING **`).
+        var engineWarnings: [String] { log.filter { $0.contains("-CRITICAL **") || $0.contains("-WARNING **") } }
+    }
+
+    let process = Process()
+    private let output = Mutex<(stdout: Data, stderr: Data)>((Data(), Data()))
+    private let readers = DispatchGroup()
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: Self.executable)
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        for (pipe, isStdout) in [(out, true), (err, false)] {
+            readers.enter()
+            Thread.detachNewThread { [self] in
+                defer { readers.leave() }
+                while true {
+                    let data = pipe.fileHandleForReading.availableData
+                    if data.isEmpty { return }
+                    output.withLock { isStdout ? $0.stdout.append(data) : $0.stderr.append(data) }
+                }
+            }
+        }
+    }
+
+    /// What the app has printed on stdout so far.
+    var stdout: String { output.withLock { String(decoding: $0.stdout, as: UTF8.self) } }
+
+    /// Waits (bounded) for the app to exit; kills it after `seconds`.
+    func finish(seconds: Double = 120) -> Result {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
+        _ = readers.wait(timeout: .now() + 10)
+        return output.withLock {
+            Result(status: process.terminationStatus, stdout: String(decoding: $0.stdout, as: UTF8.self),
+                   log: String(decoding: $0.stderr, as: UTF8.self).split(separator: "\n").map(String.init))
+        }
+    }
+
+    /// Runs the app to its end.
+    static func run(_ arguments: [String], seconds: Double = 120) throws -> Result {
+        try HybridAppProcess(arguments).finish(seconds: seconds)
+    }
+}

@@ -1,0 +1,145 @@
+import Crypto
+import Foundation
+import Testing
+@testable import PkgCore
+
+/// The resolver inside a real web engine: `Examples/HybridApp`, a WebKitGTK
+/// window whose `app://` scheme PkgCore answers, driven as its user would drive
+/// it (under Xvfb). See `HybridAppProcess` for how the suite finds the app.
+@Suite(.serialized, .enabled(if: HybridAppProcess.isAvailable, "needs HYBRID_APP and a display (scripts/test)"))
+struct HybridAppTests {
+    static let bigSize = 4 << 20
+    let sandbox: ResolveSandbox
+    let originRoot: TemporaryDirectory
+
+    init() throws {
+        sandbox = try ResolveSandbox()
+        originRoot = try TemporaryDirectory(prefix: "pkgctl-hybrid-origin")
+        try sandbox.install("app", "1.0.0", routes: ["www.example.com/app"], files: [
+            "index.html": Array(HybridAppPages.scripts(["local", "origin"]).utf8),
+            "second.html": Array(HybridAppPages.scripts(["local", "origin", "later"]).utf8),
+            "post.html": Array(HybridAppPages.post.utf8),
+            "storm.html": Array(HybridAppPages.storm(total: 500, parallel: 10).utf8),
+            "js/local.js": Array(HybridAppPages.local.utf8),
+        ])
+        _ = try originRoot.write(Array("window.originRan = true;\n".utf8), to: "app/js/origin.js")
+        _ = try originRoot.write(Array("window.laterRan = true;\n".utf8), to: "app/js/later.js")
+    }
+
+    func arguments(_ url: String, origin: ResolverOrigin? = nil, extra: [String] = []) -> [String] {
+        var arguments = ["--root", sandbox.root, "--dump-dom", "--wait-for", HybridAppPages.waitForDone, "--timeout", "90"]
+        if let origin { arguments += ["--upstream", origin.baseURL, "--ca-file", origin.caFile] }
+        return arguments + extra + [url]
+    }
+
+    @Test func theDemoRendersFromThePackage() throws {
+        let store = try TemporaryDirectory()
+        try BundleFixtures.publishDemo(["1.0.0"], into: store.path + "/origin")
+        let root = store.path + "/store"
+        #expect(try Updater(store: PackageStore(root: root), manifestURL: "file://\(store.path)/origin/manifest.json").run().succeeded)
+        let run = try HybridAppProcess.run(["--root", root, "--offline", "--dump-dom", "--screenshot", store.path + "/demo.png",
+                                            "--wait-for", "document.getElementById('status').textContent !== 'loading…'",
+                                            "app://www.example.com/app/"])
+        #expect(run.status == 0, "\(run.log)")
+        #expect(run.stdout.contains("ready: script style image data"), "\(run.stdout)")
+        for resourceClass in ["html", "script", "style", "image"] {
+            #expect(run.log.contains { $0.contains(" 200 \(resourceClass) package ") }, "no \(resourceClass) from the package: \(run.log)")
+        }
+        let png = try #require(FileManager.default.contents(atPath: store.path + "/demo.png"))
+        #expect(png.starts(with: [0x89, 0x50, 0x4e, 0x47]) && png.count > 1000)
+        #expect(run.engineWarnings.isEmpty, "\(run.engineWarnings)")
+    }
+
+    @Test func aFileThePackageLacksComesFromTheOriginAndIsWrittenThroughThenTheOriginGoesDown() throws {
+        let origin = try ResolverOrigin(root: originRoot.path)
+        let online = try HybridAppProcess.run(arguments("app://www.example.com/app/index.html", origin: origin))
+        #expect(online.status == 0, "\(online.log)")
+        #expect(online.stdout.contains("local:yes origin:yes later:no"), "\(online.stdout)")
+        #expect(online.log.contains { $0.contains("/app/js/origin.js 200 script origin ") }, "\(online.log)")
+        #expect(origin.requests(to: "/app/js/origin.js") == 1)
+        let cached = sandbox.store.layout.cache + "/app@1.0.0/www.example.com/app/js/origin.js"
+        #expect(FileManager.default.contents(atPath: cached) == Data("window.originRan = true;\n".utf8))
+
+        origin.stop()
+        let offline = try HybridAppProcess.run(arguments("app://www.example.com/app/second.html", origin: origin))
+        #expect(offline.status == 0, "\(offline.log)")
+        // The package's files and the written-through one render; the one never fetched fails cleanly.
+        #expect(offline.stdout.contains("local:yes origin:yes later:no"), "\(offline.stdout)")
+        #expect(offline.log.contains { $0.contains("/app/js/origin.js 200 script cache ") }, "\(offline.log)")
+        #expect(offline.log.contains { $0.contains("/app/js/later.js") && $0.contains("failed:") }, "\(offline.log)")
+        #expect(offline.engineWarnings.isEmpty, "\(offline.engineWarnings)")
+    }
+
+    @Test func aPostedStringBodyReachesTheOriginAndTheAnswerReachesThePage() throws {
+        let origin = try ResolverOrigin(root: originRoot.path)
+        let run = try HybridAppProcess.run(arguments("app://www.example.com/app/post.html", origin: origin))
+        #expect(run.status == 0, "\(run.log)")
+        #expect(run.stdout.contains("answer:posted"), "\(run.stdout)")
+        #expect(eventually { origin.accessLog().contains { $0.hasPrefix("POST /echo-post 200") && $0.contains("hello from webkit") } },
+                "\(origin.accessLog())")
+    }
+
+    @Test func anUpdateInstalledWhileTheAppRunsIsWhatAReloadShows() throws {
+        let app = try HybridAppProcess(["--root", sandbox.root, "--offline", "--dump-dom", "--loads", "2",
+                                        "--wait-for", HybridAppPages.waitForDone, "--timeout", "90",
+                                        "app://www.example.com/app/index.html"])
+        #expect(eventually(seconds: 60) { app.stdout.contains("local:yes") })
+        try sandbox.install("app", "2.0.0", routes: ["www.example.com/app"], files: [
+            "index.html": Array("<!doctype html><body data-done=\"1\"><p id=\"out\">version two</p></body>".utf8),
+        ])
+        kill(app.process.processIdentifier, SIGHUP)
+        let run = app.finish()
+        #expect(run.status == 0, "\(run.log)")
+        let dumps = run.stdout.components(separatedBy: "</html>")
+        #expect(dumps.count == 3, "two pages: \(run.stdout)")
+        #expect(dumps.first?.contains("local:yes") == true)
+        #expect(dumps.dropFirst().first?.contains("version two") == true, "\(run.stdout)")
+    }
+
+    @Test func fiveHundredLoadsAbandonedMidStreamLeaveNothingBehind() throws {
+        // WebKit reads an abandoned subframe navigation to its end (no stop reaches the app: it
+        // drains), so the page is 1 MiB; an aborted fetch drops its stream and the task stops.
+        _ = try originRoot.write(Array("<!doctype html><title>big</title><pre>".utf8) + [UInt8](repeating: 0x20, count: 1 << 20),
+                                 to: "big.html")
+        _ = try originRoot.write([UInt8](repeating: 0x20, count: Self.bigSize), to: "big.bin")
+        let origin = try ResolverOrigin(root: originRoot.path, slowRate: "256k")
+        let run = try HybridAppProcess.run(arguments("app://www.example.com/app/storm.html", origin: origin), seconds: 180)
+        #expect(run.status == 0, "\(run.log.suffix(20))")
+        #expect(run.stdout.contains("abandoned:500"), "\(run.stdout.suffix(500))")
+        #expect(run.engineWarnings.isEmpty, "\(run.engineWarnings)")
+        #expect(run.count("late") == 0, "a task was answered after its stop: \(run.exitLine)")
+        #expect(run.count("live") == 0, "\(run.exitLine) \(run.log.filter { $0.contains("still running") })")
+        #expect((run.count("stopped") ?? 0) >= 240, "the app stopped the aborted fetches: \(run.exitLine)")
+        let descriptors = try #require(run.range("fds"))
+        #expect(descriptors.end <= descriptors.start + 4, "\(run.exitLine)")
+        let memory = try #require(run.range("rss-kb"))
+        #expect(memory.end <= memory.start + 64 * 1024, "\(run.exitLine)")
+    }
+
+    @Test func aPageReadingAHugeOriginFileSlowlyKeepsTheAppsMemoryBounded() throws {
+        let size = 200 << 20
+        var generator = SystemRandomNumberGenerator()
+        let block = (0..<(1 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let path = try originRoot.write([], to: "huge.bin")
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        var hash = SHA256()
+        for index in 0..<(size >> 20) {
+            var chunk = block
+            chunk[0] = UInt8(truncatingIfNeeded: index)
+            hash.update(data: chunk)
+            handle.write(Data(chunk))
+        }
+        try handle.close()
+        let digest = hash.finalize().map { String(format: "%02x", $0) }.joined()
+        try sandbox.install("app", "1.0.1", routes: ["www.example.com/app"], files: [
+            "flow.html": Array(HybridAppPages.slowReader(path: "/huge.bin").utf8),
+        ])
+        let origin = try ResolverOrigin(root: originRoot.path)
+        let run = try HybridAppProcess.run(arguments("app://www.example.com/app/flow.html", origin: origin), seconds: 240)
+        #expect(run.status == 0, "\(run.log.suffix(20))")
+        #expect(run.stdout.contains("bytes:\(size) sha256:\(digest)"), "\(run.stdout.suffix(300))")
+        let memory = try #require(run.range("rss-kb"))
+        let peak = try #require(run.count("peak-rss-kb"))
+        #expect(peak <= memory.start + 96 * 1024, "the app buffered the body: \(run.exitLine)")
+    }
+}
