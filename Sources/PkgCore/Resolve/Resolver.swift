@@ -7,7 +7,7 @@ import Glibc
 
 /// Answers custom-scheme requests from the installed packages, the overlay
 /// cache, or the origin — the embeddable heart of pkgctl, shaped like
-/// `WKURLSchemeHandler`: ``start(_:)`` and ``stop(_:)`` with a ``ResourceTask``.
+/// `WKURLSchemeHandler`: ``start(_:delivery:)`` and ``stop(_:)`` with a ``ResourceTask``.
 ///
 /// For each request: classify it (``ResourceClass``), route host + path prefix
 /// to a package's active version, and serve the file if it is there (MIME type,
@@ -93,7 +93,8 @@ public final class Resolver: Sendable {
         tasks.entry(of: task)?.consumed(byteCount)
     }
 
-    /// Tasks started and not yet finished, failed or stopped.
+    /// Tasks started and not yet finished, failed or stopped (a task delivered
+    /// through an executor counts until its last callback has run there).
     public var activeTaskCount: Int { tasks.count }
 
     /// Origin fetches under way (including overlay entries being committed).
@@ -105,7 +106,7 @@ public final class Resolver: Sendable {
     // MARK: Fast path
 
     /// The local answer for a GET or HEAD, or nil when neither the package nor
-    /// the overlay has the file (then use ``start(_:)``). Throws
+    /// the overlay has the file (then use ``start(_:delivery:)``). Throws
     /// ``PkgError/Code/invalidArgument`` for a refused path. The server's fast
     /// path: send `answer.response`, then `answer.range` of `answer.file` with
     /// `sendfile`/`FileRegion`; no task, no copy.
@@ -131,7 +132,7 @@ public final class Resolver: Sendable {
         table.withLock { $0 = fresh }
     }
 
-    /// What ``start(_:)`` would do for `request`, without fetching anything.
+    /// What ``start(_:delivery:)`` would do for `request`, without fetching anything.
     public func plan(for request: ResourceRequest) throws(PkgError) -> ResolutionPlan {
         switch try locate(request) {
         case .local(let answer, let resourceClass):

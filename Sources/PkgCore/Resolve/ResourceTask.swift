@@ -29,7 +29,7 @@
 /// }
 /// ```
 public protocol ResourceTask: AnyObject, Sendable {
-    /// The request this task asks for. Read once, by ``Resolver/start(_:)``.
+    /// The request this task asks for. Read once, by ``Resolver/start(_:delivery:)``.
     var request: ResourceRequest { get }
     /// The response head: status and headers.
     func didReceive(_ response: ResourceResponse)

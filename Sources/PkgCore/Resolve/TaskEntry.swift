@@ -29,7 +29,7 @@ final class TaskEntry: @unchecked Sendable {
         self.task = task
         self.table = table
         executor = delivery.executor
-        window = delivery.window
+        window = max(1, delivery.window)
         consumesOnReturn = delivery.consumption == .onReturn
     }
 
@@ -111,16 +111,14 @@ final class TaskEntry: @unchecked Sendable {
         guard !data.isEmpty else { return true }
         let count = data.count
         unconsumed += count
+        var after: (@Sendable (TaskEntry) -> Void)?
+        if consumesOnReturn { after = { entry in entry.consumed(count) } }
         if executor == nil {
             task.didReceive(data)
-            if consumesOnReturn { consumed(count) }
+            after?(self)
         } else {
             let copy = [UInt8](data)
-            run { task in
-                copy.withUnsafeBytes { task.didReceive($0) }
-            } after: { [consumesOnReturn] entry in
-                if consumesOnReturn { entry.consumed(count) }
-            }
+            run({ task in copy.withUnsafeBytes { task.didReceive($0) } }, after: after)
         }
         return !stopped && phase == .responded
     }

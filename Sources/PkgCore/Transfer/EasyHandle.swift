@@ -124,14 +124,14 @@ final class EasyHandle {
 
     /// Runs the transfer on the calling thread until it ends; returns libcurl's result.
     /// The error buffer is cleared first, so ``errorDetail`` belongs to this transfer.
-    /// Lets a transfer paused by ``admitsBody`` go on; call it on the thread that drives the handle.
-    func resume() {
-        curl_easy_pause(raw, pkg_curlpause_cont)
-    }
-
     func perform() -> CURLcode {
         errorBuffer[0] = 0
         return curl_easy_perform(raw)
+    }
+
+    /// Lets a transfer paused by ``admitsBody`` go on; call it on the thread that drives the handle.
+    func resume() {
+        curl_easy_pause(raw, pkg_curlpause_cont)
     }
 
     /// The last response's status code: 0 for file:// or when no response arrived.

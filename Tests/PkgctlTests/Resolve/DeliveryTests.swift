@@ -104,11 +104,31 @@ final class StallingTask: ResourceTask, @unchecked Sendable {
         let task = StallingTask("app://www.example.com/app/large.js")
         resolver.start(task, delivery: .direct(window: Self.window, consumption: .explicit))
         #expect(eventually { task.receivedCount >= Self.window })
+        Thread.sleep(forTimeInterval: 0.5)
+        #expect(task.receivedCount <= Self.window + 64 * 1024, "paused before the reader leaves")
         resolver.stop(task)
         #expect(eventually(seconds: 30) { resolver.upstreamTransfersInFlight == 0 }, "the transfer resumed for the cache")
         let cached = sandbox.store.layout.cache + "/app@1.0.0/www.example.com/app/large.js"
         #expect(FileManager.default.contents(atPath: cached) == Data(Self.large))
         #expect(task.outcome == nil, "a stopped task hears nothing")
+    }
+
+    @Test func aSharedFetchGoesAtItsSlowestReadersPaceUntilThatReaderLeaves() throws {
+        let stalled = StallingTask("app://www.example.com/app/large.js")
+        let reading = StallingTask("app://www.example.com/app/large.js")
+        resolver.start(stalled, delivery: .direct(window: Self.window, consumption: .explicit))
+        resolver.start(reading, delivery: .direct(window: Self.window, consumption: .explicit))
+        #expect(resolver.upstreamTransfersInFlight == 1, "the two misses share one fetch")
+        #expect(eventually { stalled.receivedCount >= Self.window })
+        // The reader keeps up, but the fetch waits for the stalled one.
+        #expect(!eventually(seconds: 1) {
+            reading.consumeAll(resolver)
+            return reading.receivedCount > Self.window + 64 * 1024
+        })
+        resolver.stop(stalled)
+        #expect(consumeUntilEnded(reading))
+        #expect(reading.outcome == "finish")
+        #expect(reading.bytes == Self.large)
     }
 
     @Test func aConsumerThatStallsHoldsBackLocalReads() throws {
@@ -129,7 +149,7 @@ final class StallingTask: ResourceTask, @unchecked Sendable {
         for url in ["app://www.example.com/app/index.html", "app://www.example.com/app/large.js"] {
             let task = RecordingTask(url)
             let offQueue = Atomic<Int>(0)
-            task.onData = { _ in if DispatchQueue.getSpecific(key: key) != true { offQueue.add(1, ordering: .relaxed) } }
+            task.onEvent = { if DispatchQueue.getSpecific(key: key) != true { offQueue.add(1, ordering: .relaxed) } }
             resolver.start(task, delivery: .on(queue))
             #expect(task.wait(seconds: 30))
             #expect(task.isWellOrdered)

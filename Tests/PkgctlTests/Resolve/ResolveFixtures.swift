@@ -63,6 +63,8 @@ final class RecordingTask: ResourceTask, @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     /// Called after each data chunk (e.g. to stop from inside a callback).
     var onData: (@Sendable (RecordingTask) -> Void)?
+    /// Called inside every callback, before it is recorded (e.g. to see which thread it runs on).
+    var onEvent: (@Sendable () -> Void)?
 
     init(_ request: ResourceRequest) { self.request = request }
 
@@ -76,6 +78,7 @@ final class RecordingTask: ResourceTask, @unchecked Sendable {
     func markStopped() { lock.withLock { stopped = true } }
 
     private func record(_ event: Event) {
+        onEvent?()
         lock.withLock {
             if stopped { deliveredAfterStop += 1 }
             _events.append(event)

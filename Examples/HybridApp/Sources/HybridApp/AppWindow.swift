@@ -41,25 +41,26 @@ final class AppWindow: @unchecked Sendable {
         gtk_widget_show_all(window)
     }
 
+    /// Loads `url`; sets up the timeout and signal sources (which borrow this window: it lives until exit).
     func open(_ url: String, timeoutSeconds: UInt32) {
         if report.isAutomated {
             g_timeout_add_seconds_full(G_PRIORITY_DEFAULT, timeoutSeconds, { data in
                 let window = Unmanaged<AppWindow>.fromOpaque(data!).takeUnretainedValue()
                 window.exit(2, "timed out")
                 return gboolean(0)
-            }, Unmanaged.passRetained(self).toOpaque(), nil)
+            }, Unmanaged.passUnretained(self).toOpaque(), nil)
         }
         g_unix_signal_add_full(G_PRIORITY_DEFAULT, SIGHUP, { data in
             let window = Unmanaged<AppWindow>.fromOpaque(data!).takeUnretainedValue()
             Log.line("SIGHUP: reload")
             webkit_web_view_reload(window.view)
             return gboolean(1)
-        }, Unmanaged.passRetained(self).toOpaque(), nil)
+        }, Unmanaged.passUnretained(self).toOpaque(), nil)
         for signal in [SIGINT, SIGTERM] {
             g_unix_signal_add_full(G_PRIORITY_DEFAULT, signal, { data in
                 Unmanaged<AppWindow>.fromOpaque(data!).takeUnretainedValue().exit(0, nil)
                 return gboolean(0)
-            }, Unmanaged.passRetained(self).toOpaque(), nil)
+            }, Unmanaged.passUnretained(self).toOpaque(), nil)
         }
         webkit_web_view_load_uri(view, url)
     }

@@ -18,15 +18,15 @@ final class GLibMainLoopExecutor: CallbackExecutor {
         }
         guard schedule else { return }
         let context = Unmanaged.passRetained(self).toOpaque()
-        g_idle_add_full(G_PRIORITY_DEFAULT, { context in
+        g_idle_add_full(G_PRIORITY_DEFAULT_IDLE, { context in
             let executor = Unmanaged<GLibMainLoopExecutor>.fromOpaque(context!).takeRetainedValue()
             executor.drain()
             return gboolean(0)  // G_SOURCE_REMOVE
         }, context, nil)
     }
 
-    /// Main thread: runs the closures queued so far; later ones get the next idle
-    /// turn, so a fast source never starves the loop (input, drawing, timers).
+    /// Main thread: runs the closures queued so far; later ones wait for the next idle
+    /// turn, after input, timers and drawing (which have higher priorities).
     private func drain() {
         let batch = pending.withLock { state -> [@Sendable () -> Void] in
             defer { state.closures.removeAll(keepingCapacity: true); state.scheduled = false }

@@ -10,10 +10,13 @@ import Glibc
 /// the resolver's window bounds `pending`. When WebKit drops the stream (the
 /// page went away) the pipe reports an error: `onReaderGone` runs once.
 final class PipeBodyWriter: @unchecked Sendable {
-    /// The read end, owned by the returned stream (closed when WebKit drops it).
-    let stream: UnsafeMutablePointer<GInputStream>
+    /// The read end as a stream, until ``takeStream()`` hands it over.
+    private var stream: UnsafeMutablePointer<GInputStream>?
     var onConsumed: (Int) -> Void = { _ in }
     var onReaderGone: () -> Void = {}
+
+    /// `F_SETPIPE_SZ` (Linux), which Swift's Glibc module does not show.
+    private static let setPipeSize: Int32 = 1031
 
     private var descriptor: Int32
     private var pending: [UInt8] = []
@@ -24,13 +27,20 @@ final class PipeBodyWriter: @unchecked Sendable {
 
     init() throws(PipeError) {
         var ends: [Int32] = [-1, -1]
-        guard hybrid_app_pipe(&ends) == 0 else { throw PipeError(errno: errno) }
+        guard g_unix_open_pipe(&ends, FD_CLOEXEC, nil) != 0 else { throw PipeError(errno: errno) }  // pipe2(O_CLOEXEC)
         descriptor = ends[1]
         _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
-        _ = hybrid_app_set_pipe_size(descriptor, 256 * 1024)  // fewer wake-ups; best effort
+        _ = fcntl(descriptor, Self.setPipeSize, 256 * 1024)  // fewer wake-ups; best effort
         stream = UnsafeMutableRawPointer(g_unix_input_stream_new(ends[0], gboolean(1)))!
             .assumingMemoryBound(to: GInputStream.self)
         errorWatch = watch(GIOCondition(G_IO_ERR.rawValue | G_IO_HUP.rawValue))
+    }
+
+    /// The read end's stream, with its reference: the caller unrefs it once WebKit holds
+    /// it, and the read end closes when WebKit drops it.
+    func takeStream() -> UnsafeMutablePointer<GInputStream>? {
+        defer { stream = nil }
+        return stream
     }
 
     /// Queues `data` for the page.
@@ -52,10 +62,9 @@ final class PipeBodyWriter: @unchecked Sendable {
         if pending.count == pendingStart { close() }
     }
 
-    /// Ends the body now (the page sees it cut short).
+    /// Ends the body now. A pipe cannot carry an error: the page sees the body end
+    /// early (a truncated file), as after a cut HTTP connection without a length check.
     func abort() { close() }
-
-    deinit { close() }
 
     private func send(_ bytes: UnsafeRawBufferPointer) -> Int {
         var offset = 0

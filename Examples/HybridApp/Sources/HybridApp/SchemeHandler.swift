@@ -6,7 +6,7 @@ import PkgCore
 /// delivery on the GLib main loop, a bounded window and explicit consumption.
 /// Main thread only, like WebKit itself.
 final class SchemeHandler: @unchecked Sendable {
-    enum Outcome { case finished, failed(String), stopped(String) }
+    enum Outcome { case finished, failed(String) }
 
     /// What the app has seen, for its exit line and its tests.
     struct Counts {
@@ -62,8 +62,7 @@ final class SchemeHandler: @unchecked Sendable {
             request.body = try Self.body(of: webRequest)
             plan = try resolver.plan(for: request)
         } catch {
-            let message = (error as? PkgError)?.message ?? "\(error)"
-            return refuse(webRequest, "\(method) \(url.escapedForMessage): \(message)")
+            return refuse(webRequest, "\(method) \(url.escapedForMessage): \(error.message)")
         }
         if offline, plan.upstreamURL != nil {
             return refuse(webRequest, "\(url.escapedForMessage) is in no installed package (offline)")
@@ -100,9 +99,6 @@ final class SchemeHandler: @unchecked Sendable {
         case .failed(let message):
             counts.failed += 1
             log(task, status: status, bytes: bytes, note: "failed: \(message)")
-        case .stopped(let message):
-            counts.stopped += 1
-            log(task, status: nil, bytes: nil, note: message)
         }
     }
 

@@ -58,7 +58,10 @@ final class WebKitSchemeTask: ResourceTask, @unchecked Sendable {
             if let self { handler.stop(self, note: "page dropped the stream") }
         }
         body = writer
-        let answer = webkit_uri_scheme_response_new(writer.stream, gint64(response.contentLength ?? -1))!
+        guard let stream = writer.takeStream() else { return }
+        // HEAD, 204 and 304 answers have no body, whatever Content-Length says.
+        let hasBody = request.method != "HEAD" && response.status != 204 && response.status != 304
+        let answer = webkit_uri_scheme_response_new(stream, hasBody ? gint64(response.contentLength ?? -1) : 0)!
         webkit_uri_scheme_response_set_status(answer, guint(response.status), nil)
         let headers = soup_message_headers_new(SOUP_MESSAGE_HEADERS_RESPONSE)!
         for (name, value) in response.headers {
@@ -68,7 +71,7 @@ final class WebKitSchemeTask: ResourceTask, @unchecked Sendable {
         webkit_uri_scheme_response_set_http_headers(answer, headers)  // takes the headers
         webkit_uri_scheme_request_finish_with_response(webRequest, answer)
         g_object_unref(answer)
-        g_object_unref(writer.stream)  // WebKit holds it now
+        g_object_unref(stream)  // WebKit holds it now
         releaseRequest()
     }
 
@@ -88,7 +91,7 @@ final class WebKitSchemeTask: ResourceTask, @unchecked Sendable {
     func didFail(_ error: PkgError) {
         guard checkLive() else { return }
         if let body {
-            body.abort()  // the head is out: a cut body is all that is left to say
+            body.abort()  // the head is out: all that is left is to end the body early
             self.body = nil
         } else {
             finishError(error.message)

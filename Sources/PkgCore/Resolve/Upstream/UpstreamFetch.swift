@@ -27,7 +27,8 @@ struct UpstreamPlan: Sendable {
 ///
 /// Pace: before each chunk, every live task must have room in its window;
 /// otherwise the transfer pauses, and the first task to drain (or leave) asks
-/// the loop to resume it.
+/// the loop to resume it. A task that never reads holds back every task
+/// sharing the fetch until it stops.
 final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
     let plan: UpstreamPlan
     private unowned let owner: UpstreamFetcher
@@ -75,16 +76,17 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
         }
     }
 
-    /// Resumes the transfer when every live task has room (one that has none calls again when it has).
+    /// Asks the loop to resume the transfer. The loop thread then re-checks every task's room
+    /// (``transferAdmitsBody()``) before the next chunk, so a host thread never takes another
+    /// task's lock here; a resume of a transfer that is not paused does nothing.
     private func resumeIfRoom() {
-        guard transferAdmitsBody() else { return }
         lock.lock()
         let transfer = ended ? nil : self.transfer
         lock.unlock()
         if let transfer { owner.loop.resume(transfer) }
     }
 
-    // MARK: UpstreamTransferSink (loop thread)
+    // MARK: UpstreamTransferSink (loop thread; each call of libcurl's write callback asks `transferAdmitsBody` first)
 
     func transferReceived(status: Int, headers: [(name: String, value: String)]) -> Bool {
         let response = ResourceResponse(status: status, headers: headers)
