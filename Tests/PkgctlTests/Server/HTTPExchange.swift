@@ -31,6 +31,13 @@ enum HTTPExchange {
     /// Sends `bytes` on a new connection to 127.0.0.1:`port` and reads until the
     /// server closes or `timeout` passes.
     static func raw(_ bytes: [UInt8], port: Int, timeout: TimeInterval = 5) throws -> String {
+        String(decoding: try rawBytes(bytes, port: port, timeout: timeout), as: UTF8.self)
+    }
+
+    /// ``raw(_:port:timeout:)`` with the answer's bytes, and `beforeReading` run
+    /// after the request is sent and before the first read (a client that stalls).
+    static func rawBytes(_ bytes: [UInt8], port: Int, timeout: TimeInterval = 5,
+                         beforeReading: () -> Void = {}) throws -> [UInt8] {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EIO) }
         defer { close(fd) }
@@ -45,6 +52,7 @@ enum HTTPExchange {
         var timeval = timeval(tv_sec: Int(timeout), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeval, socklen_t(MemoryLayout<timeval>.size))
         _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        beforeReading()
         var received: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -52,7 +60,7 @@ enum HTTPExchange {
             if count <= 0 { break }
             received += buffer[0..<count]
         }
-        return String(decoding: received, as: UTF8.self)
+        return received
     }
 
     private static func parse(_ data: Data) throws -> Response {

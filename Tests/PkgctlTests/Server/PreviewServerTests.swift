@@ -43,6 +43,24 @@ import Testing
         try Data(contentsOf: URL(fileURLWithPath: BundleFixtures.demoSource(version) + "/" + path))
     }
 
+    @Test func aClientThatStopsReadingHoldsBackTheOrigin() throws {
+        let site = try TemporaryDirectory(prefix: "pkgctl-site")
+        let size = 64 << 20
+        _ = try site.write([UInt8](repeating: 0x61, count: size), to: "large.bin")
+        let nginx = try NginxOrigin(root: site.path)
+        try withServer(upstream: nginx.baseURL) { port in
+            let request = Array("GET /large.bin HTTP/1.1\r\nHost: www.example.com\r\n\r\n".utf8)
+            // The client reads nothing for a while, then the origin dies. Had the server pulled
+            // the whole answer in meanwhile, the client would still get all of it.
+            let received = try HTTPExchange.rawBytes(request, port: port, timeout: 10) {
+                Thread.sleep(forTimeInterval: 1.5)
+                nginx.stop()
+            }
+            #expect(received.count > 256 * 1024, "the answer started")
+            #expect(received.count < size / 2, "\(received.count) bytes arrived: the origin was not held back")
+        }
+    }
+
     @Test func servesPackageFilesWithTypesValidatorsAndRanges() throws {
         try withServer { port in
             let base = "http://127.0.0.1:\(port)/app/"
