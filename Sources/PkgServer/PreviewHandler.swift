@@ -29,6 +29,10 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var upstreamTask: ChannelResourceTask?
     /// Responses whose last bytes are not yet on the wire (a large `sendfile` may take long).
     private var responsesBeingSent = 0
+    /// Set once an error answer is out and the client's remaining bytes are being drained.
+    private var lingering = false
+    /// How long a lingering close drains a client that keeps sending.
+    static let lingeringSeconds: Int64 = 5
 
     /// The request being answered, for the response and the access log.
     struct Exchange {
@@ -47,6 +51,7 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if lingering { return }
         switch unwrapInboundIn(data) {
         case .head(let head):
             requestHead = head
@@ -85,6 +90,7 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// unless a response is under way or the connection is already closing (a
     /// client cut mid-request during a graceful shutdown); then the connection closes.
     func errorCaught(context: ChannelHandlerContext, error: Error) {
+        if lingering { return }  // the decoder keeps failing on what is drained
         guard let parserError = error as? HTTPParserError else {
             context.close(promise: nil)
             return
@@ -94,11 +100,25 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         let status: HTTPResponseStatus = parserError == .headerOverflow ? .requestHeaderFieldsTooLarge : .badRequest
-        let head = HTTPResponseHead(version: .http1_1, status: status,
-                                    headers: HTTPHeaders([("Connection", "close"), ("Content-Length", "0")]))
+        let head = HTTPResponseHead(version: .http1_1, status: status, headers: HTTPHeaders([
+            ("Date", ServerDate.now), ("Connection", "close"), ("Content-Length", "0"),
+        ]))
         context.write(wrapOutboundOut(.head(head)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { [channel = context.channel] _ in
-            channel.close(promise: nil)
+        closeLingering(after: context.writeAndFlush(wrapOutboundOut(.end(nil))), context: context)
+    }
+
+    /// Closes after an answer to a request that was not read to its end (nginx's
+    /// "lingering close"): once the answer is out, stop sending, then read and drop
+    /// what the client is still sending until it is done (EOF) or
+    /// ``lingeringSeconds`` pass. Closing at once would leave unread bytes in the
+    /// socket, and the kernel would answer them with a reset that can destroy the
+    /// answer before the client reads it.
+    private func closeLingering(after written: EventLoopFuture<Void>, context: ChannelHandlerContext) {
+        lingering = true
+        let channel = context.channel
+        written.whenComplete { _ in
+            channel.close(mode: .output, promise: nil)
+            channel.eventLoop.scheduleTask(in: .seconds(Self.lingeringSeconds)) { channel.close(promise: nil) }
         }
     }
 
@@ -206,6 +226,7 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         for (name, value) in response.headers {
             headers.add(name: name, value: value)
         }
+        headers.replaceOrAdd(name: "Date", value: ServerDate.now)
         headers.replaceOrAdd(name: "X-Pkg-Source", value: source)
         if !exchange.head.isKeepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
         exchange.status = response.status

@@ -14,7 +14,8 @@
 /// ```
 public struct LocalAnswer: Sendable {
     /// Status 200, 206, 304 or 416 with `Content-Type`, `Content-Length`, `ETag`,
-    /// `Accept-Ranges` (and `Content-Range` for 206/416).
+    /// `Last-Modified`, `Cache-Control` (``CachePolicy``), `Accept-Ranges` (and
+    /// `Content-Range` for 206/416). A server adds `Date`.
     public var response: ResourceResponse
     /// The file to send from, or nil when the answer has no body (304, 416, HEAD).
     public var file: LocalFile?
@@ -31,14 +32,21 @@ public struct LocalAnswer: Sendable {
         case overlay(package: String?, version: String?)
     }
 
-    /// Builds the answer for `request` from an open file: If-None-Match (304),
-    /// a single Range (206 / 416; suffix `bytes=-N` is the last N bytes; several
-    /// ranges or a failed If-Range → the whole file), HEAD without a body.
+    /// Builds the answer for `request` from an open file: If-None-Match, or
+    /// without it If-Modified-Since (304); a single Range (206 / 416; suffix
+    /// `bytes=-N` is the last N bytes; several ranges or a failed If-Range → the
+    /// whole file); HEAD without a body.
     static func make(file: LocalFile, request: ResourceRequest, contentType: String, source: Source) -> LocalAnswer {
         let size = file.size
-        if let match = request.header("If-None-Match"), etagListMatches(match, file.etag) {
-            return LocalAnswer(response: ResourceResponse(status: 304, headers: [("ETag", file.etag)]),
-                               file: nil, range: 0..<0, source: source)
+        let cacheControl: String
+        switch source {
+        case .package: cacheControl = CachePolicy.forPackageFile(file.relativePath)
+        case .overlay: cacheControl = CachePolicy.revalidate
+        }
+        if isNotModified(file, request) {
+            return LocalAnswer(response: ResourceResponse(status: 304, headers: [
+                ("ETag", file.etag), ("Last-Modified", file.lastModified), ("Cache-Control", cacheControl),
+            ]), file: nil, range: 0..<0, source: source)
         }
         var status = 200
         var range: Range<Int64> = 0..<size
@@ -60,6 +68,8 @@ public struct LocalAnswer: Sendable {
             ("Content-Type", contentType),
             ("Content-Length", String(range.count)),
             ("ETag", file.etag),
+            ("Last-Modified", file.lastModified),
+            ("Cache-Control", cacheControl),
             ("Accept-Ranges", "bytes"),
         ]
         if status == 206 {
@@ -68,6 +78,13 @@ public struct LocalAnswer: Sendable {
         let hasBody = request.method != "HEAD" && !range.isEmpty
         return LocalAnswer(response: ResourceResponse(status: status, headers: headers),
                            file: hasBody ? file : nil, range: hasBody ? range : 0..<0, source: source)
+    }
+
+    /// RFC 9110 §13.2.2: If-None-Match decides when present; otherwise If-Modified-Since.
+    private static func isNotModified(_ file: LocalFile, _ request: ResourceRequest) -> Bool {
+        if let match = request.header("If-None-Match") { return etagListMatches(match, file.etag) }
+        guard let since = request.header("If-Modified-Since").flatMap(HTTPDate.parse) else { return false }
+        return file.modified <= since
     }
 
     enum RangeRequest: Equatable {

@@ -20,6 +20,10 @@ public final class LocalFile: @unchecked Sendable {
     /// once installed and overlay files are replaced by rename, so the triple
     /// changes whenever the content does.
     public let etag: String
+    /// The modification time, in whole seconds since the epoch.
+    public let modified: Int64
+    /// ``modified`` as an HTTP date, for `Last-Modified`.
+    public let lastModified: String
     /// The directory the file was opened under.
     public let directory: String
     /// The file's path relative to ``directory``.
@@ -32,6 +36,8 @@ public final class LocalFile: @unchecked Sendable {
         let mtime = UInt64(info.st_mtim.tv_sec) &* 1_000_000_000 &+ UInt64(info.st_mtim.tv_nsec)
         self.etag = "\"" + String(UInt64(info.st_size), radix: 16) + "-" + String(mtime, radix: 16) + "-"
             + String(UInt64(info.st_ino), radix: 16) + "\""
+        modified = Int64(info.st_mtim.tv_sec)
+        lastModified = HTTPDate.format(modified)
         self.directory = directory
         self.relativePath = relativePath
     }
@@ -41,6 +47,8 @@ public final class LocalFile: @unchecked Sendable {
         self.contents = contents
         size = file.size
         etag = file.etag
+        modified = file.modified
+        lastModified = file.lastModified
         directory = file.directory
         relativePath = file.relativePath
     }

@@ -34,33 +34,14 @@ enum HTTPExchange {
         String(decoding: try rawBytes(bytes, port: port, timeout: timeout), as: UTF8.self)
     }
 
-    /// ``raw(_:port:timeout:)`` with the answer's bytes, and `beforeReading` run
-    /// after the request is sent and before the first read (a client that stalls).
+    /// ``raw(_:port:timeout:)`` with the answer's bytes; `beforeReading` runs after
+    /// `bytes` are sent (a client that stalls), before the first read.
     static func rawBytes(_ bytes: [UInt8], port: Int, timeout: TimeInterval = 5,
                          beforeReading: () -> Void = {}) throws -> [UInt8] {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EIO) }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
-        var timeval = timeval(tv_sec: Int(timeout), tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeval, socklen_t(MemoryLayout<timeval>.size))
-        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        let connection = try RawConnection(port: port, timeout: timeout)
+        _ = connection.send(bytes)
         beforeReading()
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = recv(fd, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            received += buffer[0..<count]
-        }
-        return received
+        return connection.readToEnd().bytes
     }
 
     private static func parse(_ data: Data) throws -> Response {

@@ -61,6 +61,33 @@ import Testing
         }
     }
 
+    @Test func aClientStillSendingAnOversizedHeaderReadsThe431AndIsNotReset() throws {
+        let headers = try temp.write(Array("X-Big: ".utf8) + [UInt8](repeating: 0x61, count: 200 * 1024) + [0x0a],
+                                     to: "big-header.txt")
+        try withServer { port in
+            // As a user tries it: curl sends a 200 KB header and reads the answer.
+            for attempt in 0..<5 {
+                let answer = try HTTPExchange.curl("http://127.0.0.1:\(port)/app/", ["-H", "@" + headers])
+                #expect(answer.status == 431, "attempt \(attempt)")
+                #expect(answer.header("Date") != nil)
+            }
+            // A client still sending after the answer is drained, not reset (nginx's lingering
+            // close): closed at once, the socket would reset, and a reset can destroy the answer
+            // before the client reads it.
+            let connection = try RawConnection(port: port, timeout: 10)
+            #expect(connection.send(Array("GET /app/ HTTP/1.1\r\nHost: www.example.com\r\nX-Big: ".utf8)
+                                    + [UInt8](repeating: 0x61, count: 100 * 1024)))
+            let head = connection.read { String(decoding: $0, as: UTF8.self).contains("\r\n\r\n") }
+            #expect(String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 431"))
+            Thread.sleep(forTimeInterval: 0.2)  // the server has closed its side by now
+            #expect(connection.send([UInt8](repeating: 0x61, count: 100 * 1024) + Array("\r\n\r\n".utf8)))
+            Thread.sleep(forTimeInterval: 0.2)  // time for a reset to come back
+            #expect(connection.finishSending(), "the server reset a client that was still sending")
+            let end = connection.readToEnd()
+            #expect(!end.reset, "the server reset a client that was still sending")
+        }
+    }
+
     @Test func servesPackageFilesWithTypesValidatorsAndRanges() throws {
         try withServer { port in
             let base = "http://127.0.0.1:\(port)/app/"
