@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+@testable import PkgCore
+
+/// What caches are told about local answers: `Last-Modified`, If-Modified-Since,
+/// and the `Cache-Control` policy for versioned package files.
+@Suite struct CachingTests {
+    let sandbox: ResolveSandbox
+    let resolver: Resolver
+
+    init() throws {
+        sandbox = try ResolveSandbox()
+        try sandbox.install("app", "1.0.0", routes: ["www.example.com/app"], files: [
+            "index.html": Array("<h1>hi</h1>".utf8), "js/app.3f2a9c1b.js": Array("hashed".utf8),
+        ])
+        resolver = try Resolver(store: sandbox.store, configuration: ResolverConfiguration(upstream: "https://127.0.0.1:9"))
+    }
+
+    func answer(_ path: String, _ headers: [(name: String, value: String)] = []) throws -> ResourceResponse {
+        let request = ResourceRequest(url: "app://www.example.com/app/" + path, headers: headers)
+        return try #require(try resolver.answerLocally(request)).response
+    }
+
+    @Test func httpDatesAreIMFFixdate() {
+        #expect(HTTPDate.format(784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == 784_111_777)
+        #expect(HTTPDate.parse(HTTPDate.format(1_795_000_000)) == 1_795_000_000)
+        for obsoleteOrBroken in ["Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994", "",
+                                 "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 6 Nov 1994 08:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT"] {
+            #expect(HTTPDate.parse(obsoleteOrBroken) == nil, "\(obsoleteOrBroken)")
+        }
+    }
+
+    @Test(arguments: [
+        ("js/app.3f2a9c1b.js", true), ("css/main-5d41402abc4b2a76.css", true),
+        ("js/app.js", false), ("img/logo.png", false), ("js/build-20240101.js", false),
+        ("js/deadbeef12.js", false), ("assets/index-DiwrgTda.js", false), ("js/app.3F2A9C1B.js", false),
+    ])
+    func contentHashedNamesAreRecognised(path: String, hashed: Bool) {
+        #expect(CachePolicy.isFingerprinted(path) == hashed)
+    }
+
+    @Test func packageFilesRevalidateAndHashedOnesAreImmutable() throws {
+        #expect(try answer("index.html").header("Cache-Control") == "no-cache")
+        #expect(try answer("js/app.3f2a9c1b.js").header("Cache-Control") == "public, max-age=31536000, immutable")
+    }
+
+    @Test func ifModifiedSinceIsAnsweredWhenNoETagIsAsked() throws {
+        let full = try answer("index.html")
+        let lastModified = try #require(full.header("Last-Modified"))
+        let seconds = try #require(HTTPDate.parse(lastModified))
+        let notModified = try answer("index.html", [("If-Modified-Since", lastModified)])
+        #expect(notModified.status == 304)
+        #expect(notModified.header("Last-Modified") == lastModified)
+        #expect(notModified.header("Cache-Control") == "no-cache")
+        #expect(notModified.header("ETag") == full.header("ETag"))
+        #expect(try answer("index.html", [("If-Modified-Since", HTTPDate.format(seconds - 1))]).status == 200)
+        // If-None-Match decides when both are sent.
+        #expect(try answer("index.html", [("If-None-Match", "\"other\""), ("If-Modified-Since", lastModified)]).status == 200)
+    }
+}

@@ -1,0 +1,37 @@
+import Foundation
+import PkgServer
+import Testing
+@testable import PkgCore
+
+/// REDbot ("lint for HTTP", from PyPI) on `pkgctl serve`'s answers: no WARN or
+/// BAD note for a page, a script, a stylesheet, an image, a directory index and
+/// a 404; REDbot's own conditional and ranged requests check the 304 and 206.
+@Suite(.enabled(if: Redbot.isInstalled, "needs REDbot (scripts/setup --test)"))
+struct RedbotTests {
+    @Test func redbotFindsNothingToWarnAbout() throws {
+        let temp = try TemporaryDirectory()
+        let origin = temp.path + "/origin"
+        let store = PackageStore(root: temp.path + "/store")
+        try BundleFixtures.publishDemo(["1.0.0"], into: origin)
+        #expect(try Updater(store: store, manifestURL: "file://" + origin + "/manifest.json").run().succeeded)
+        let resolver = try Resolver(store: store)
+        let server = PreviewServer(resolver: resolver, configuration: PreviewServerConfiguration(
+            port: 0, defaultHost: "www.example.com", offline: true))
+        let port = try #require(try server.start().port)
+        defer { try? server.shutdown() }
+        let expected = ["app/index.html": 200, "app/js/app.js": 200, "app/css/style.css": 200,
+                        "app/img/logo.png": 200, "app/": 200, "app/missing.html": 404]
+        for (path, status) in expected {
+            let report = try Redbot.notes(for: "http://127.0.0.1:\(port)/\(path)")
+            #expect(report.status == status, "\(path)")
+            let complaints = report.notes.filter { $0.level == "WARN" || $0.level == "BAD" }
+            #expect(complaints.isEmpty, "\(path): \(complaints.map { "\($0.level) \($0.note_id): \($0.summary)" })")
+            #expect(report.notes.contains { $0.note_id == "DATE_CORRECT" }, "\(path)")
+            if status == 200 {
+                for check in ["INM_304", "IMS_304", "RANGE_CORRECT"] {
+                    #expect(report.notes.contains { $0.note_id == check && $0.level == "GOOD" }, "\(path): no \(check)")
+                }
+            }
+        }
+    }
+}
