@@ -57,11 +57,12 @@ enum HybridAppPages {
           }
         }
         window.addEventListener('load', async () => {
+          await sleep(1000);  // the app takes its baseline (descriptors, memory) after the load event
           let next = 0;
           const worker = async () => { while (next < \(total)) { await abandon(next++); } };
           await Promise.all(Array.from({ length: \(parallel) }, worker));
           document.getElementById('out').textContent = 'abandoned:' + next;
-          await sleep(500);
+          await sleep(2000);  // WebKit lets go of the dropped streams
           document.body.dataset.done = '1';
         });
         </script></body></html>

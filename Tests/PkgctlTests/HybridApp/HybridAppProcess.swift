@@ -18,7 +18,7 @@ final class HybridAppProcess: @unchecked Sendable {
         var log: [String]
 
         /// The `exit` line's numbers: `started`, `stopped`, `late`, `live`, and
-        /// `fds`/`rss-kb` as start and end.
+        /// `fds`/`pipes`/`sockets`/`rss-kb` as start and end.
         var exitLine: String { log.last { $0.hasPrefix("hybrid-app: exit ") } ?? "" }
         func count(_ name: String) -> Int? {
             exitLine.split(separator: " ").first { $0.hasPrefix(name + "=") }

@@ -110,8 +110,14 @@ struct HybridAppTests {
         #expect(run.count("late") == 0, "a task was answered after its stop: \(run.exitLine)")
         #expect(run.count("live") == 0, "\(run.exitLine) \(run.log.filter { $0.contains("still running") })")
         #expect((run.count("stopped") ?? 0) >= 240, "the app stopped the aborted fetches: \(run.exitLine)")
+        // Every body pipe is closed; origin sockets are back to the resolver's idle pool (8 kept
+        // for reuse, CurlMultiLoop); the rest is the engine's own (its thread pools grow under load).
+        let pipes = try #require(run.range("pipes"))
+        #expect(pipes.end == pipes.start, "\(run.exitLine)")
+        let sockets = try #require(run.range("sockets"))
+        #expect(sockets.end <= sockets.start + 8, "\(run.exitLine)")
         let descriptors = try #require(run.range("fds"))
-        #expect(descriptors.end <= descriptors.start + 4, "\(run.exitLine)")
+        #expect(descriptors.end <= descriptors.start + 24, "\(run.exitLine)")
         let memory = try #require(run.range("rss-kb"))
         #expect(memory.end <= memory.start + 64 * 1024, "\(run.exitLine)")
     }

@@ -167,7 +167,7 @@ final class AppWindow: @unchecked Sendable {
         let start = baseline ?? end
         Log.line("exit \(code): tasks started=\(counts.started) finished=\(counts.finished) failed=\(counts.failed) "
                  + "stopped=\(counts.stopped) late=\(handler.lateCallbacks) live=\(handler.liveTasks) "
-                 + "fds=\(start.descriptors)->\(end.descriptors) rss-kb=\(start.residentKiB)->\(end.residentKiB) "
+                 + "fds=\(start.descriptors)->\(end.descriptors) pipes=\(start.pipes)->\(end.pipes) sockets=\(start.sockets)->\(end.sockets) rss-kb=\(start.residentKiB)->\(end.residentKiB) "
                  + "peak-rss-kb=\(end.peakResidentKiB)")
         Glibc.exit(code)
     }

@@ -23,9 +23,15 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// Loop-thread only: transfers added to the multi handle, by easy handle.
     private var active: [UnsafeMutableRawPointer: UpstreamTransfer] = [:]
 
+    /// Idle origin connections kept for reuse, at most. libcurl's default grows with the
+    /// transfers ever added (four per handle), so a burst of misses would otherwise leave
+    /// that many sockets open for good.
+    static let idleConnectionLimit = 8
+
     init() {
         try? Curl.initialize()  // a failure shows as failed transfers
         multi = curl_multi_init()
+        pkg_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, Self.idleConnectionLimit)
     }
 
     deinit { curl_multi_cleanup(multi) }
