@@ -25,11 +25,11 @@ public struct TaskDelivery: Sendable {
     }
 
     /// The executor callbacks run on; nil for the resolver's threads.
-    public var executor: (any CallbackExecutor)?
+    public let executor: (any CallbackExecutor)?
     /// Body bytes that may be delivered and not consumed, at most (at least 1).
-    public var window: Int
+    public let window: Int
     /// When delivered bytes count as consumed.
-    public var consumption: Consumption
+    public let consumption: Consumption
 
     /// The default window: 1 MiB.
     public static let defaultWindow = 1 << 20

@@ -29,7 +29,7 @@ final class TaskEntry: @unchecked Sendable {
         self.task = task
         self.table = table
         executor = delivery.executor
-        window = max(1, delivery.window)
+        window = delivery.window
         consumesOnReturn = delivery.consumption == .onReturn
     }
 

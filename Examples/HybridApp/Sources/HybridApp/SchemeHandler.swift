@@ -74,10 +74,8 @@ final class SchemeHandler: @unchecked Sendable {
     }
 
     private func refuse(_ webRequest: UnsafeMutablePointer<WebKitURISchemeRequest>, _ message: String) {
-        log(message)
-        let error = g_error_new_literal(g_quark_from_static_string("hybrid-app-resolver"), 1, message)
-        webkit_uri_scheme_request_finish_error(webRequest, error)
-        g_error_free(error)
+        Log.line(message)
+        WebKitSchemeTask.finishError(webRequest, message)
     }
 
     /// Main thread: stops `task` (the page left it); nothing reaches it afterwards.
@@ -107,10 +105,6 @@ final class SchemeHandler: @unchecked Sendable {
         var line = "\(task.request.method) \(task.request.url.escapedForMessage) \(status.map(String.init) ?? "-")"
         line += " \(task.resourceClass) \(task.source) \(bytes.map { "\($0)B" } ?? "-")"
         if let note { line += " (\(note))" }
-        log(line)
-    }
-
-    private func log(_ line: String) {
         Log.line(line)
     }
 

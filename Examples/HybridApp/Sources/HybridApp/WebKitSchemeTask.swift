@@ -99,12 +99,16 @@ final class WebKitSchemeTask: ResourceTask, @unchecked Sendable {
         handler.ended(self, status: status, bytes: bytes, outcome: .failed(error.message))
     }
 
-    /// Answers WebKit with an error before any response (offline miss, refused request).
-    func finishError(_ message: String) {
+    /// Answers WebKit with an error before any response.
+    private func finishError(_ message: String) {
         guard let webRequest else { return }
-        defer { releaseRequest() }
-        let domain = g_quark_from_static_string("hybrid-app-resolver")
-        let error = g_error_new_literal(domain, 1, message)
+        Self.finishError(webRequest, message)
+        releaseRequest()
+    }
+
+    /// Answers `webRequest` with an error (a refused request, an offline miss, a failure before the head).
+    static func finishError(_ webRequest: UnsafeMutablePointer<WebKitURISchemeRequest>, _ message: String) {
+        let error = g_error_new_literal(g_quark_from_static_string("hybrid-app-resolver"), 1, message)
         webkit_uri_scheme_request_finish_error(webRequest, error)
         g_error_free(error)
     }

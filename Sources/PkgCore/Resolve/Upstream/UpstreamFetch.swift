@@ -72,14 +72,14 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
             owner.forget(self)
             if let transfer { owner.loop.cancel(transfer) }
         } else {
-            resumeIfRoom()
+            requestResume()
         }
     }
 
     /// Asks the loop to resume the transfer. The loop thread then re-checks every task's room
     /// (``transferAdmitsBody()``) before the next chunk, so a host thread never takes another
     /// task's lock here; a resume of a transfer that is not paused does nothing.
-    private func resumeIfRoom() {
+    private func requestResume() {
         lock.lock()
         let transfer = ended ? nil : self.transfer
         lock.unlock()
@@ -113,7 +113,7 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
         lock.lock()
         let targets = subscribers
         lock.unlock()
-        for entry in targets where !entry.hasRoom(orCall: { [weak self] in self?.resumeIfRoom() }) {
+        for entry in targets where !entry.hasRoom(orCall: { [weak self] in self?.requestResume() }) {
             return false
         }
         return true
