@@ -29,11 +29,16 @@ let package = Package(
         ),
         .target(name: "CSystemShims"),
         .target(
+            name: "CCompression",
+            linkerSettings: [.linkedLibrary("z"), .linkedLibrary("brotlienc")]
+        ),
+        .target(
             name: "PkgCore",
             dependencies: [
                 "CZip",
                 "CCurl",
                 "CSystemShims",
+                "CCompression",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Logging", package: "swift-log"),

@@ -29,14 +29,25 @@ struct PackCommand: ParsableCommand {
     @Flag(help: "With --rollout: replace a version still rolling out, or lower this version's percentage.")
     var force = false
 
+    @Flag(help: "Also pack X.br and X.gz beside each text file X (html, js, css, json, svg, ...) where they save 10 %+.")
+    var precompress = false
+
+    @Option(name: .customLong("spa-fallback"), help: ArgumentHelp(
+        "A file of the bundle served for navigations that match no file (a single-page app's index.html).",
+        valueName: "file"))
+    var spaFallback: String?
+
     @OptionGroup var signing: SigningOptions
 
     func run() throws {
         let entry = try reportingErrors {
             try Publisher(outputDirectory: out).publish(source: source, name: name, version: version, routes: routes,
-                                                        rolloutPercent: rollout, force: force,
-                                                        signer: try signing.signer())
+                                                        rolloutPercent: rollout, force: force, precompress: precompress,
+                                                        spaFallback: spaFallback, signer: try signing.signer())
         }
         print("\(out)/\(entry.url)  \(entry.size) bytes  sha256 \(entry.sha256)")
+        if precompress, let line = try reportingErrors({ try PrecompressionSummary(of: entry, in: out)?.line }) {
+            print(line)
+        }
     }
 }

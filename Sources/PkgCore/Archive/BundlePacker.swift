@@ -23,15 +23,21 @@ public enum BundlePacker {
     /// Throws `.unsafeEntry` naming the path for a symlink or special file
     /// in the tree, or a name ``BundleExtractor/inspect()`` would refuse.
     public static func pack(directory: String, to zipPath: String) throws {
-        let stamp = try DOSTimestamp.forPacking()
-        let files = try files(in: directory)
+        try pack(try files(in: directory), to: zipPath)
+    }
 
+    /// Writes a deterministic zip of `files` (sorted by name here) to `zipPath`,
+    /// atomically, as ``pack(directory:to:)`` does. Entries already compressed
+    /// (`.gz`, `.br`) are stored rather than deflated again.
+    public static func pack(_ files: [BundleFile], to zipPath: String) throws {
+        let stamp = try DOSTimestamp.forPacking()
+        let files = files.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
         let temporary = zipPath + ".partial-\(getpid())"
         do {
             if files.isEmpty {
                 try writeEmptyArchive(to: temporary)
             } else {
-                try writeArchive(of: files, in: directory, to: temporary, stamp: stamp)
+                try writeArchive(of: files, to: temporary, stamp: stamp)
             }
             try syncFile(temporary)
             guard rename(temporary, zipPath) == 0 else { throw fileSystemError("rename", zipPath) }
@@ -42,12 +48,13 @@ public enum BundlePacker {
         try syncFile(parentDirectory(of: zipPath))
     }
 
-    /// The relative path of every regular file under `directory`, sorted by bytes;
-    /// refuses what ``pack(directory:to:)`` refuses.
-    static func files(in directory: String) throws -> [String] {
-        var files: [String] = []
-        try collectFiles(root: directory, relative: "", into: &files)
-        return files.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    /// Every regular file under `directory`, sorted by name; refuses what
+    /// ``pack(directory:to:)`` refuses.
+    public static func files(in directory: String) throws -> [BundleFile] {
+        var names: [String] = []
+        try collectFiles(root: directory, relative: "", into: &names)
+        return names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            .map { BundleFile(name: $0, path: directory + "/" + $0) }
     }
 
     /// Appends the relative path of every regular file under `root/relative`.
@@ -91,8 +98,7 @@ public enum BundlePacker {
         }
     }
 
-    private static func writeArchive(of files: [String], in root: String, to path: String,
-                                     stamp: DOSTimestamp) throws {
+    private static func writeArchive(of files: [BundleFile], to path: String, stamp: DOSTimestamp) throws {
         var code: Int32 = 0
         guard let archive = zip_open(path, ZIP_CREATE | ZIP_TRUNCATE, &code) else {
             var error = zip_error_t()
@@ -104,17 +110,18 @@ public enum BundlePacker {
         defer { if !closed { zip_discard(archive) } }
 
         let attributes = (UInt32(S_IFREG) | 0o644) << 16
-        for name in files {
-            guard let source = zip_source_file(archive, root + "/" + name, 0, -1) else {
-                throw libzipError(zip_get_error(archive), root + "/" + name)
+        for file in files {
+            guard let source = zip_source_file(archive, file.path, 0, -1) else {
+                throw libzipError(zip_get_error(archive), file.path)
             }
-            let added = zip_file_add(archive, name, source, zip_flags_t(ZIP_FL_ENC_UTF_8))
+            let added = zip_file_add(archive, file.name, source, zip_flags_t(ZIP_FL_ENC_UTF_8))
             guard added >= 0 else {
                 zip_source_free(source)
-                throw libzipError(zip_get_error(archive), root + "/" + name)
+                throw libzipError(zip_get_error(archive), file.path)
             }
             let index = zip_uint64_t(added)
-            guard zip_set_file_compression(archive, index, ZIP_CM_DEFLATE, 0) == 0,
+            let method = ContentCoding(ofEncodedName: file.name) == nil ? ZIP_CM_DEFLATE : ZIP_CM_STORE
+            guard zip_set_file_compression(archive, index, method, 0) == 0,
                   zip_file_set_dostime(archive, index, stamp.time, stamp.date, 0) == 0,
                   zip_file_set_external_attributes(archive, index, 0, UInt8(ZIP_OPSYS_UNIX), attributes) == 0
             else {

@@ -20,6 +20,10 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
     public var revoked: [String]
     /// The version's per-file index, for delta updates; nil: the zip only.
     public var index: IndexReference?
+    /// A file of the package (`index.html`) served for navigations that match no
+    /// file, so a single-page app's deep links work (as Workbox's
+    /// `navigateFallback` or nginx's `try_files $uri /index.html`); nil: none.
+    public var spaFallback: String?
 
     /// An entry; call ``validate(source:)`` before trusting it.
     public init(name: String, version: String, url: String, sha256: String, size: UInt64, routes: [String] = [],
@@ -35,7 +39,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, version, url, sha256, size, routes, rollout, revoked, index
+        case name, version, url, sha256, size, routes, rollout, revoked, index, spaFallback
     }
 
     /// Decodes an entry; `routes`, `rollout` and `revoked` may be absent and `size` must not be negative.
@@ -56,6 +60,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         rollout = try container.decodeIfPresent(Rollout.self, forKey: .rollout)
         revoked = try container.decodeIfPresent([String].self, forKey: .revoked) ?? []
         index = try container.decodeIfPresent(IndexReference.self, forKey: .index)
+        spaFallback = try container.decodeIfPresent(String.self, forKey: .spaFallback)
     }
 
     /// Encodes the entry, leaving out an absent rollout and an empty revocation list.
@@ -70,6 +75,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         try container.encodeIfPresent(rollout, forKey: .rollout)
         if !revoked.isEmpty { try container.encode(revoked, forKey: .revoked) }
         try container.encodeIfPresent(index, forKey: .index)
+        try container.encodeIfPresent(spaFallback, forKey: .spaFallback)
     }
 
     /// Checks that name and version are safe directory names and the hash is SHA-256 hex.
@@ -91,6 +97,9 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         }
         for version in revoked where !Self.isSafeComponent(version) {
             throw fail("revoked version '\(version.escapedForMessage)' must be 1-128 of [A-Za-z0-9._+-]")
+        }
+        if let spaFallback, case .failure(let refusal) = EntryName.validate(spaFallback) {
+            throw fail("spaFallback '\(spaFallback.escapedForMessage)': \(refusal.reason)")
         }
         try rollout?.validate(source: source, package: name)
         if let index {

@@ -26,17 +26,22 @@ public struct Publisher: Sendable {
     /// rolling out is refused unless `force`: the devices outside the new
     /// rollout would install the unfinished one. Re-publishing the same version
     /// keeps its salt, and lowering its percentage needs `force` too.
+    ///
+    /// With `precompress`, text files also go into the bundle as `X.br` and `X.gz`
+    /// (``Precompressor``). `spaFallback` names the bundle's document served for
+    /// navigations that match no file (``ManifestEntry/spaFallback``).
     @discardableResult
     public func publish(source: String, name: String, version: String, routes: [String] = [],
-                        rolloutPercent: Double? = nil, force: Bool = false,
-                        signer: ManifestSigner? = nil) throws -> ManifestEntry {
+                        rolloutPercent: Double? = nil, force: Bool = false, precompress: Bool = false,
+                        spaFallback: String? = nil, signer: ManifestSigner? = nil) throws -> ManifestEntry {
         try FileSystem.makeDirectories(outputDirectory)
         var manifest = try readManifest(signer: signer)
         let previous = manifest.packages.first { $0.name == name }
 
         let fileName = "\(name)-\(version).zip"
-        let placeholder = ManifestEntry(name: name, version: version, url: fileName,
+        var placeholder = ManifestEntry(name: name, version: version, url: fileName,
                                         sha256: String(repeating: "0", count: 64), size: 0, routes: routes)
+        placeholder.spaFallback = spaFallback
         try placeholder.validate(source: manifestPath)
         if let rolloutPercent, !(0...100).contains(rolloutPercent) {
             throw PkgError(.invalidArgument, "--rollout must be 0 to 100 (got \(rolloutPercent))")
@@ -55,13 +60,22 @@ public struct Publisher: Sendable {
             }
         }
 
+        var files = try BundlePacker.files(in: source)
+        if let spaFallback, !files.contains(where: { $0.name == spaFallback }) {
+            throw PkgError(.invalidArgument, "--spa-fallback '\(spaFallback.escapedForMessage)' is not a file of \(source)")
+        }
+        let staging = precompress ? try FileSystem.makeTemporaryDirectory(in: outputDirectory, prefix: ".precompress") : nil
+        defer { if let staging { try? FileSystem.removeTree(staging) } }
+        if let staging { files += try Precompressor.encode(files, into: staging) }
+
         let zipPath = outputDirectory + "/" + fileName
-        try BundlePacker.pack(directory: source, to: zipPath)
+        try BundlePacker.pack(files, to: zipPath)
         let digest = try FileHasher.hash(file: zipPath)
         var entry = ManifestEntry(name: name, version: version, url: fileName,
                                   sha256: digest.sha256, size: digest.size, routes: routes,
                                   revoked: previous?.revoked ?? [])
-        entry.index = try publishFiles(of: source, name: name, version: version)
+        entry.spaFallback = spaFallback
+        entry.index = try publishFiles(files, name: name, version: version)
         if let rolloutPercent, rolloutPercent < 100 {
             let sameVersion = previous?.version == version
             let before = previous.flatMap { sameVersion ? $0.rollout?.previous : Release($0) }
@@ -123,12 +137,12 @@ public struct Publisher: Sendable {
         return entry
     }
 
-    /// Writes every file of `source` as an object (once: objects are named by
+    /// Writes every file of the bundle as an object (once: objects are named by
     /// content) and the version's index; returns the index's reference.
-    private func publishFiles(of source: String, name: String, version: String) throws -> IndexReference {
+    private func publishFiles(_ bundleFiles: [BundleFile], name: String, version: String) throws -> IndexReference {
         var files: [PublishedFileIndex.File] = []
-        for path in try BundlePacker.files(in: source) {
-            let file = source + "/" + path
+        for bundleFile in bundleFiles.sorted(by: { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }) {
+            let file = bundleFile.path, path = bundleFile.name
             var info = stat()
             guard stat(file, &info) == 0 else { throw fileSystemError("stat", file) }
             // One read: the object's name is the hash of the very bytes written.

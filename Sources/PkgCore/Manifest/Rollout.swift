@@ -71,6 +71,8 @@ public struct Release: Codable, Sendable, Hashable {
     public var size: UInt64
     /// Hosts with optional path prefixes the version serves.
     public var routes: [String]
+    /// The version's single-page-app fallback document, if any.
+    public var spaFallback: String?
 
     /// The release of a manifest entry.
     public init(_ entry: ManifestEntry) {
@@ -79,10 +81,13 @@ public struct Release: Codable, Sendable, Hashable {
         sha256 = entry.sha256
         size = entry.size
         routes = entry.routes
+        spaFallback = entry.spaFallback
     }
 
     /// This release as a manifest entry of package `name` (no rollout, nothing revoked).
     public func entry(name: String) -> ManifestEntry {
-        ManifestEntry(name: name, version: version, url: url, sha256: sha256, size: size, routes: routes)
+        var entry = ManifestEntry(name: name, version: version, url: url, sha256: sha256, size: size, routes: routes)
+        entry.spaFallback = spaFallback
+        return entry
     }
 }

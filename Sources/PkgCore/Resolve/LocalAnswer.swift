@@ -35,18 +35,26 @@ public struct LocalAnswer: Sendable {
     /// Builds the answer for `request` from an open file: If-None-Match, or
     /// without it If-Modified-Since (304); a single Range (206 / 416; suffix
     /// `bytes=-N` is the last N bytes; several ranges or a failed If-Range → the
-    /// whole file); HEAD without a body.
-    static func make(file: LocalFile, request: ResourceRequest, contentType: String, source: Source) -> LocalAnswer {
+    /// whole file); HEAD without a body. A file in a content `coding` (a `.br` or
+    /// `.gz` sibling) gets `Content-Encoding`, and ranges count its encoded bytes;
+    /// `varies` (the file has such siblings) adds `Vary: Accept-Encoding`.
+    static func make(file: LocalFile, request: ResourceRequest, contentType: String, source: Source,
+                     coding: ContentCoding? = nil, varies: Bool = false) -> LocalAnswer {
         let size = file.size
         let cacheControl: String
         switch source {
-        case .package: cacheControl = CachePolicy.forPackageFile(file.relativePath)
+        case .package:
+            let path = coding.map { String(file.relativePath.dropLast($0.fileSuffix.utf8.count)) } ?? file.relativePath
+            cacheControl = CachePolicy.forPackageFile(path)
         case .overlay: cacheControl = CachePolicy.revalidate
         }
         if isNotModified(file, request) {
-            return LocalAnswer(response: ResourceResponse(status: 304, headers: [
+            var headers: [(name: String, value: String)] = [
                 ("ETag", file.etag), ("Last-Modified", file.lastModified), ("Cache-Control", cacheControl),
-            ]), file: nil, range: 0..<0, source: source)
+            ]
+            if varies { headers.append(("Vary", "Accept-Encoding")) }
+            return LocalAnswer(response: ResourceResponse(status: 304, headers: headers), file: nil, range: 0..<0,
+                               source: source)
         }
         var status = 200
         var range: Range<Int64> = 0..<size
@@ -72,6 +80,8 @@ public struct LocalAnswer: Sendable {
             ("Cache-Control", cacheControl),
             ("Accept-Ranges", "bytes"),
         ]
+        if let coding { headers.append(("Content-Encoding", coding.rawValue)) }
+        if varies { headers.append(("Vary", "Accept-Encoding")) }
         if status == 206 {
             headers.append(("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(size)"))
         }

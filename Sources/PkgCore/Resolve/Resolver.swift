@@ -11,7 +11,9 @@ import Glibc
 ///
 /// For each request: classify it (``ResourceClass``), route host + path prefix
 /// to a package's active version, and serve the file if it is there (MIME type,
-/// `ETag`/304, single `Range` 206/416, streamed in chunks); for a GET, look in the
+/// `ETag`/304, single `Range` 206/416, streamed in chunks; its `.br`/`.gz`
+/// sibling when `Accept-Encoding` allows, see ``ContentCoding``), or, for an html
+/// navigation, the package's ``ManifestEntry/spaFallback``; for a GET, look in the
 /// overlay next; else fetch from the origin (`https://HOST/PATH?QUERY` by default),
 /// stream the answer as it arrives, and write html/script/style answers through
 /// to the overlay. Non-GET and `other`-class requests always go to the origin.
@@ -180,11 +182,22 @@ public final class Resolver: Sendable {
         let isRead = request.isRead
         if isRead, let match {
             let mount = match.route.mount
-            if let file = mount.file(at: match.relativePath) {
+            var file = mount.file(at: match.relativePath)
+            if file == nil, let fallback = mount.spaFallback, resourceClass == .html {
+                // A navigation to a route of a single-page app: its document handles the path.
+                file = mount.file(at: fallback)
+            }
+            if let file {
                 let type = MediaType.forPath(file.relativePath, fallback: resourceClass)
-                return .local(LocalAnswer.make(file: file, request: request, contentType: type,
-                                               source: .package(name: mount.name, version: mount.version)),
-                              resourceClass)
+                let source = LocalAnswer.Source.package(name: mount.name, version: mount.version)
+                let codings = mount.codings(besides: file.relativePath)
+                if let coding = ContentCoding.preferred(for: request.header("Accept-Encoding"), among: codings),
+                   let encoded = mount.file(at: file.relativePath + coding.fileSuffix) {
+                    return .local(LocalAnswer.make(file: encoded, request: request, contentType: type, source: source,
+                                                   coding: coding, varies: true), resourceClass)
+                }
+                return .local(LocalAnswer.make(file: file, request: request, contentType: type, source: source,
+                                               varies: !codings.isEmpty), resourceClass)
             }
         }
         let overlayKey = OverlayCache.key(host: request.host, path: path, query: request.query, match: match)

@@ -12,11 +12,14 @@ final class PackageMount: @unchecked Sendable {
     /// `ROOT/packages/NAME/current`, read per request to notice an update.
     let currentLink: [CChar]
     let directoryDescriptor: Int32
+    /// The document served for navigations that match no file (``ManifestEntry/spaFallback``).
+    let spaFallback: String?
 
-    init(name: String, version: String, directory: String, currentLink: String) throws {
+    init(name: String, version: String, directory: String, currentLink: String, spaFallback: String? = nil) throws {
         self.name = name
         self.version = version
         self.directory = directory
+        self.spaFallback = spaFallback
         self.currentLink = Array(currentLink.utf8CString)
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw fileSystemError("open", directory) }
@@ -33,6 +36,7 @@ final class PackageMount: @unchecked Sendable {
         var files: [String: LocalFile] = [:]
         var bytes = 0
         var absent = Set<String>()
+        var codings: [String: Set<ContentCoding>] = [:]
     }
 
     /// Files up to this size are kept in memory once read, within ``memoryBudget`` per version.
@@ -40,6 +44,8 @@ final class PackageMount: @unchecked Sendable {
     static let memoryBudget = 32 << 20
     /// Most absent paths remembered per version.
     static let absentLimit = 4096
+    /// Most files whose encoded siblings are remembered per version.
+    static let codingsLimit = 16384
 
     /// The file at `relativePath` in this version (a directory gives its
     /// `index.html`), or nil when there is none. Small files come from memory
@@ -73,6 +79,20 @@ final class PackageMount: @unchecked Sendable {
             memory.bytes += Int(loaded.size)
         }
         return loaded
+    }
+
+    /// The codings the version holds `relativePath` in besides identity: its
+    /// `.br` and `.gz` siblings. Remembered per file after the first look.
+    func codings(besides relativePath: String) -> Set<ContentCoding> {
+        if let known = memory.withLock({ $0.codings[relativePath] }) { return known }
+        var found = Set<ContentCoding>()
+        for coding in ContentCoding.allCases where file(at: relativePath + coding.fileSuffix) != nil {
+            found.insert(coding)
+        }
+        memory.withLock { memory in
+            if memory.codings.count < Self.codingsLimit { memory.codings[relativePath] = found }
+        }
+        return found
     }
 
     /// Whether `current` still names this version: one readlink(2), no allocation.
@@ -139,7 +159,8 @@ final class RouteTable: Sendable {
         var mounts: [PackageMount] = []
         for package in try store.activePackages() {
             let mount = try PackageMount(name: package.name, version: package.version, directory: package.directory,
-                                         currentLink: store.layout.currentLink(package.name))
+                                         currentLink: store.layout.currentLink(package.name),
+                                         spaFallback: package.spaFallback)
             mounts.append(mount)
             for text in package.routes {
                 var host = Substring(text)

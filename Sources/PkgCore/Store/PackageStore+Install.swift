@@ -131,12 +131,7 @@ extension PackageStore {
 
     /// A new, empty, uniquely named directory under `staging/`.
     func makeStagingDirectory(prefix: String) throws -> String {
-        var template = Array((layout.staging + "/" + prefix + ".XXXXXX").utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw fileSystemError("mkdtemp", layout.staging + "/" + prefix)
-        }
-        chmod(made, 0o755)
-        return String(cString: made)
+        try FileSystem.makeTemporaryDirectory(in: layout.staging, prefix: prefix)
     }
 }
 

@@ -65,6 +65,7 @@ public struct PackageStore: Sendable {
                 name: name, version: version,
                 directory: layout.versionDirectory(name, version),
                 routes: record.entry.routes,
+                spaFallback: record.entry.spaFallback,
                 retainedVersions: try retainedVersions(of: name).map(\.entry.version)))
         }
         return result
@@ -81,6 +82,8 @@ public struct InstalledPackage: Sendable, Hashable, Codable {
     public var directory: String
     /// The routes of the active version's manifest entry.
     public var routes: [String]
+    /// The active version's single-page-app fallback document, if any.
+    public var spaFallback: String?
     /// All completely installed versions, oldest install first.
     public var retainedVersions: [String]
 }

@@ -24,6 +24,16 @@ enum FileSystem {
         if mkdir(path, 0o755) != 0, errno != EEXIST { throw fileSystemError("mkdir", path) }
     }
 
+    /// A new, empty, uniquely named directory `DIRECTORY/PREFIX.XXXXXX` (mode 0755).
+    static func makeTemporaryDirectory(in directory: String, prefix: String) throws -> String {
+        var template = Array((directory + "/" + prefix + ".XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw fileSystemError("mkdtemp", directory + "/" + prefix)
+        }
+        chmod(made, 0o755)
+        return String(cString: made)
+    }
+
     /// Names in a directory, without "." and ".."; empty when it does not exist.
     static func contents(of path: String) throws -> [String] {
         guard let dir = opendir(path) else {

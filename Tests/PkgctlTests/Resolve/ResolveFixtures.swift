@@ -19,7 +19,8 @@ final class ResolveSandbox: @unchecked Sendable {
     deinit { try? FileManager.default.removeItem(atPath: root) }
 
     /// Writes `files` (relative path → content) as version `version` of `name` and makes it current.
-    func install(_ name: String, _ version: String, routes: [String], files: [String: [UInt8]], activate: Bool = true) throws {
+    func install(_ name: String, _ version: String, routes: [String], files: [String: [UInt8]],
+                 spaFallback: String? = nil, activate: Bool = true) throws {
         let directory = root + "/packages/\(name)/\(version)"
         for (path, bytes) in files {
             let file = directory + "/" + path
@@ -28,9 +29,11 @@ final class ResolveSandbox: @unchecked Sendable {
             try Data(bytes).write(to: URL(fileURLWithPath: file))
         }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        var entry: [String: Any] = ["name": name, "version": version, "url": "\(name)-\(version).zip",
+                                    "sha256": String(repeating: "0", count: 64), "size": 0, "routes": routes]
+        entry["spaFallback"] = spaFallback
         let record: [String: Any] = [
-            "entry": ["name": name, "version": version, "url": "\(name)-\(version).zip",
-                      "sha256": String(repeating: "0", count: 64), "size": 0, "routes": routes],
+            "entry": entry,
             "installedAt": "2026-01-01T00:00:00Z",
             "index": ["files": [String: Any]()],
         ]

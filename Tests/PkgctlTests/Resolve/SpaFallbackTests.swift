@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+@testable import PkgCore
+
+/// A package's SPA fallback: navigations that match no file get its document.
+@Suite struct SpaFallbackTests {
+    let sandbox: ResolveSandbox
+    let resolver: Resolver
+    static let document = Array("<!doctype html><div id=app></div>".utf8)
+    static let navigation = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8"
+
+    init() throws {
+        sandbox = try ResolveSandbox()
+        try sandbox.install("shop", "1.0.0", routes: ["shop.example.com/app"], files: [
+            "index.html": Self.document, "js/app.js": Array("boot()".utf8),
+        ], spaFallback: "index.html")
+        try sandbox.install("docs", "1.0.0", routes: ["docs.example.com"], files: ["index.html": Self.document])
+        resolver = try Resolver(store: sandbox.store, configuration: ResolverConfiguration(upstream: "https://127.0.0.1:9"))
+    }
+
+    func local(_ url: String, accept: String?, method: String = "GET") throws -> LocalAnswer? {
+        try resolver.answerLocally(ResourceRequest(url: url, method: method, headers: accept.map { [("Accept", $0)] } ?? []))
+    }
+
+    @Test func aDeepLinkNavigationGetsTheFallbackDocument() throws {
+        for path in ["/app/settings/profile", "/app/settings/", "/app/orders/42?tab=items"] {
+            let answer = try #require(try local("app://shop.example.com" + path, accept: Self.navigation), "\(path)")
+            #expect(answer.response.status == 200)
+            #expect(answer.response.header("Content-Type") == "text/html; charset=utf-8")
+            #expect(answer.response.header("Content-Length") == String(Self.document.count))
+            #expect(answer.source == .package(name: "shop", version: "1.0.0"))
+        }
+        let head = try #require(try local("app://shop.example.com/app/settings/profile", accept: Self.navigation, method: "HEAD"))
+        #expect(head.response.status == 200 && head.file == nil)
+    }
+
+    @Test func onlyNavigationsFallBack() throws {
+        // A script, a stylesheet or a fetch of JSON that is missing is a miss (origin or 404), not the document.
+        #expect(try local("app://shop.example.com/app/js/missing.js", accept: "*/*") == nil)
+        #expect(try local("app://shop.example.com/app/api/orders", accept: "application/json") == nil)
+        #expect(try local("app://shop.example.com/app/settings/profile", accept: nil) == nil)
+        #expect(try local("app://shop.example.com/app/settings/profile", accept: Self.navigation, method: "POST") == nil)
+        // Files that exist are served as themselves.
+        let script = try #require(try local("app://shop.example.com/app/js/app.js", accept: Self.navigation))
+        #expect(script.response.header("Content-Length") == "6")
+        // A package without a fallback, and paths outside the package's route, do not fall back.
+        #expect(try local("app://docs.example.com/guide/intro", accept: Self.navigation) == nil)
+        #expect(try local("app://shop.example.com/elsewhere/page", accept: Self.navigation) == nil)
+    }
+
+    @Test func aFallbackThatIsNotASafeRelativePathIsRefused() throws {
+        for bad in ["../etc/passwd", "/index.html", "a/../../b", ""] {
+            var entry = ManifestEntry(name: "shop", version: "1.0.0", url: "shop.zip",
+                                      sha256: String(repeating: "0", count: 64), size: 1)
+            entry.spaFallback = bad
+            #expect(throws: PkgError.self, "\(bad)") { try entry.validate(source: "m.json") }
+        }
+    }
+
+    @Test func packRefusesAFallbackTheBundleLacks() throws {
+        let temp = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: temp.path + "/site", withIntermediateDirectories: true)
+        try Data("<p>".utf8).write(to: URL(fileURLWithPath: temp.path + "/site/index.html"))
+        let result = try PkgctlProcess.run(["pack", temp.path + "/site", "--name", "shop", "--version", "1.0.0",
+                                            "--out", temp.path + "/out", "--spa-fallback", "app.html"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "pkgctl: --spa-fallback 'app.html' is not a file of \(temp.path)/site\n")
+        #expect(!FileManager.default.fileExists(atPath: temp.path + "/out/manifest.json"))
+        #expect(!FileManager.default.fileExists(atPath: temp.path + "/out/shop-1.0.0.zip"))
+    }
+}
