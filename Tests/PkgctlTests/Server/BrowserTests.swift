@@ -44,11 +44,65 @@ struct BrowserTests {
         let root = try HTTPExchange.curl(String(url.dropLast("app/".count)))
         #expect(root.status == 302 && root.header("Location") == "/app/", "\(banner): \(root.status) \(root.headers)")
 
+        let dom = try dumpDOM(url + "index.html")
+
+        kill(server.processIdentifier, SIGINT)
+        let log = String(decoding: out.fileHandleForReading.readDataToEndOfFile()
+                         + err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        server.waitUntilExit()
+        #expect(server.terminationStatus == 0, "serve did not stop cleanly on SIGINT: \(log)")
+        return (dom, log.split(separator: "\n").map(String.init))
+    }
+
+    @Test func aSinglePageAppDeepLinkRendersWithPrecompressedScripts() throws {
+        let site = temp.path + "/spa"
+        let router = "const route = location.pathname;\n"
+            + String(repeating: "function view(name) { return '<section>' + name + '</section>'; }\n", count: 40)
+            + "document.getElementById('app').textContent = 'route=' + route;\n"
+            + "addEventListener('load', () => {\n"
+            + "  const entry = performance.getEntriesByType('resource').find(e => e.name.endsWith('/router.js'));\n"
+            + "  document.getElementById('wire').textContent = entry && entry.encodedBodySize < entry.decodedBodySize\n"
+            + "    ? 'compressed' : 'identity ' + (entry && entry.encodedBodySize);\n"
+            + "});\n"
+        try FileManager.default.createDirectory(atPath: site + "/js", withIntermediateDirectories: true)
+        try Data(router.utf8).write(to: URL(fileURLWithPath: site + "/js/router.js"))
+        try Data("""
+            <!doctype html><meta charset=utf-8><title>shop</title>
+            <div id=app>not routed</div><div id=wire>not loaded</div><script src="/app/js/router.js"></script>
+            """.utf8).write(to: URL(fileURLWithPath: site + "/index.html"))
+        let origin = temp.path + "/spa-origin", store = temp.path + "/spa-store"
+        let packed = try PkgctlProcess.run(["pack", site, "--name", "shop", "--version", "1.0.0", "--out", origin,
+                                            "--route", "www.example.com/app", "--precompress", "--spa-fallback", "index.html"])
+        #expect(packed.status == 0, "\(packed.stderr)")
+        #expect(packed.stdout.contains("precompressed 1 files"), "\(packed.stdout)")
+        let updated = try PkgctlProcess.run(["update", "--root", store, "--manifest", "file://" + origin + "/manifest.json"])
+        #expect(updated.status == 0, "\(updated.stderr)")
+
+        let (server, out, err) = try PkgctlProcess.start(["serve", "--root", store, "--port", "0", "--offline"])
+        defer { if server.isRunning { server.terminate() } }
+        let banner = try readLine(from: out, timeout: 20)
+        let url = try #require(banner.split(separator: " ").first { $0.hasPrefix("http://") }).description
+        let dom = try dumpDOM(url + "settings/profile")
+        kill(server.processIdentifier, SIGINT)
+        let log = String(decoding: out.fileHandleForReading.readDataToEndOfFile()
+                         + err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        server.waitUntilExit()
+
+        #expect(dom.contains("route=/app/settings/profile"), "the deep link did not boot the app: \(dom)")
+        #expect(dom.contains("<div id=\"wire\">compressed</div>"), "router.js did not arrive compressed: \(dom)")
+        #expect(log.contains("GET /app/settings/profile 200 "), "\(log)")
+        let scriptLine = try #require(log.split(separator: "\n").first { $0.contains("GET /app/js/router.js 200 ") })
+        let sentBytes = try #require(Int(scriptLine.split(separator: " ").drop { $0 != "200" }.dropFirst().first ?? ""))
+        #expect(sentBytes < router.utf8.count / 2, "\(scriptLine)")
+    }
+
+    /// Loads `url` in headless Chromium and returns the DOM once the page settled.
+    private func dumpDOM(_ url: String) throws -> String {
         let browser = Process()
         browser.executableURL = URL(fileURLWithPath: chromiumPath)
         browser.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                              "--no-first-run", "--user-data-dir=\(temp.path)/chromium-\(UUID().uuidString)",
-                             "--virtual-time-budget=10000", "--dump-dom", url + "index.html"]
+                             "--virtual-time-budget=10000", "--dump-dom", url]
         let dom = Pipe()
         browser.standardOutput = dom
         browser.standardError = FileHandle.nullDevice
@@ -58,13 +112,7 @@ struct BrowserTests {
         let page = String(decoding: dom.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         browser.waitUntilExit()
         watchdog.cancel()
-
-        kill(server.processIdentifier, SIGINT)
-        let log = String(decoding: out.fileHandleForReading.readDataToEndOfFile()
-                         + err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        server.waitUntilExit()
-        #expect(server.terminationStatus == 0, "serve did not stop cleanly on SIGINT: \(log)")
-        return (page, log.split(separator: "\n").map(String.init))
+        return page
     }
 
     private func readLine(from pipe: Pipe, timeout: TimeInterval) throws -> String {
