@@ -50,7 +50,8 @@ public final class Resolver: Sendable {
         overlay = try OverlayCache(root: store.layout.cache)
         table = Mutex(try RouteTable.load(from: store))
         upstream = UpstreamFetcher(overlay: overlay, caFile: configuration.caFile,
-                                   connectTimeoutMilliseconds: configuration.connectTimeoutMilliseconds)
+                                   connectTimeoutMilliseconds: configuration.connectTimeoutMilliseconds,
+                                   stalledReaderSeconds: configuration.stalledReaderSeconds)
         lastRescan.store(coarseMonotonicNanoseconds(), ordering: .relaxed)
     }
 

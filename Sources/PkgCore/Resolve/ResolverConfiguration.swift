@@ -24,11 +24,16 @@ public struct ResolverConfiguration: Sendable {
     public var packageRescanMilliseconds: Int
     /// Connect timeout for origin requests.
     public var connectTimeoutMilliseconds: Int
+    /// How long a task that takes nothing may pause an origin fetch that another
+    /// task or the overlay write is waiting on; then it fails and the fetch goes
+    /// on without it. Keep it below the origin's send timeout (nginx: 60 s).
+    public var stalledReaderSeconds: Double
 
     /// A configuration; the defaults fetch misses from `https://HOST` with the system's CAs.
     public init(upstream: String? = nil, routeUpstreams: [String: String] = [:], caFile: String? = nil,
                 writeThroughImages: Bool = false, chunkSize: Int = 64 * 1024,
-                packageRescanMilliseconds: Int = 500, connectTimeoutMilliseconds: Int = 10_000) {
+                packageRescanMilliseconds: Int = 500, connectTimeoutMilliseconds: Int = 10_000,
+                stalledReaderSeconds: Double = 20) {
         self.upstream = upstream
         self.routeUpstreams = routeUpstreams
         self.caFile = caFile
@@ -36,5 +41,6 @@ public struct ResolverConfiguration: Sendable {
         self.chunkSize = chunkSize
         self.packageRescanMilliseconds = packageRescanMilliseconds
         self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
+        self.stalledReaderSeconds = stalledReaderSeconds
     }
 }

@@ -36,6 +36,7 @@ final class StallingTask: ResourceTask, @unchecked Sendable {
     private var ended: String?
 
     init(_ url: String) { request = ResourceRequest(url: url) }
+    init(_ request: ResourceRequest) { self.request = request }
 
     func didReceive(_ response: ResourceResponse) {}
     func didReceive(_ data: UnsafeRawBufferPointer) { lock.withLock { received.append(contentsOf: data) } }
@@ -76,9 +77,9 @@ final class StallingTask: ResourceTask, @unchecked Sendable {
     }
 
     /// Consumes in steps until the task ends (bounded), the way a reader that keeps up does.
-    func consumeUntilEnded(_ task: StallingTask) -> Bool {
+    func consumeUntilEnded(_ task: StallingTask, with resolver: Resolver? = nil) -> Bool {
         eventually(seconds: 60) {
-            task.consumeAll(resolver)
+            task.consumeAll(resolver ?? self.resolver)
             return task.outcome != nil
         }
     }
@@ -129,6 +130,37 @@ final class StallingTask: ResourceTask, @unchecked Sendable {
         #expect(consumeUntilEnded(reading))
         #expect(reading.outcome == "finish")
         #expect(reading.bytes == Self.large)
+    }
+
+    @Test func aReaderStalledPastTheLimitIsDroppedAndTheSharedFetchGoesOn() throws {
+        var configuration = ResolverConfiguration(upstream: origin.baseURL, caFile: origin.caFile)
+        configuration.stalledReaderSeconds = 1
+        let resolver = try Resolver(store: sandbox.store, configuration: configuration)
+        let stalled = StallingTask("app://www.example.com/app/large.js")
+        let reading = StallingTask("app://www.example.com/app/large.js")
+        resolver.start(stalled, delivery: .direct(window: Self.window, consumption: .explicit))
+        resolver.start(reading, delivery: .direct(window: Self.window, consumption: .explicit))
+        #expect(resolver.upstreamTransfersInFlight == 1, "the two misses share one fetch")
+        #expect(consumeUntilEnded(reading, with: resolver))
+        #expect(reading.outcome == "finish")
+        #expect(reading.bytes == Self.large)
+        let outcome = try #require(stalled.outcome)
+        #expect(outcome.hasPrefix("fail: ") && outcome.contains("took nothing for 1 s"), "\(outcome)")
+        #expect(stalled.receivedCount <= Self.window + 64 * 1024)
+    }
+
+    @Test func aLoneStalledReaderIsNotDropped() throws {
+        var configuration = ResolverConfiguration(upstream: origin.baseURL, caFile: origin.caFile)
+        configuration.stalledReaderSeconds = 0.5
+        let resolver = try Resolver(store: sandbox.store, configuration: configuration)
+        // A ranged request is neither shared nor written through: its pause holds back no one else.
+        let task = StallingTask(ResourceRequest(url: "app://www.example.com/app/large.js", headers: [("Range", "bytes=0-")]))
+        resolver.start(task, delivery: .direct(window: Self.window, consumption: .explicit))
+        #expect(eventually { task.receivedCount >= Self.window })
+        Thread.sleep(forTimeInterval: 1.5)
+        #expect(task.outcome == nil, "\(task.outcome ?? "")")
+        #expect(consumeUntilEnded(task, with: resolver))
+        #expect(task.outcome == "finish")
     }
 
     @Test func aConsumerThatStallsHoldsBackLocalReads() throws {

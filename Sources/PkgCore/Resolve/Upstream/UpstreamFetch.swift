@@ -27,8 +27,10 @@ struct UpstreamPlan: Sendable {
 ///
 /// Pace: before each chunk, every live task must have room in its window;
 /// otherwise the transfer pauses, and the first task to drain (or leave) asks
-/// the loop to resume it. A task that never reads holds back every task
-/// sharing the fetch until it stops.
+/// the loop to resume it. A task that takes nothing for
+/// ``ResolverConfiguration/stalledReaderSeconds`` while it holds back another
+/// task or the overlay write fails and is dropped, so one stalled reader cannot
+/// hold a shared fetch past the origin's own send timeout.
 final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
     let plan: UpstreamPlan
     private unowned let owner: UpstreamFetcher
@@ -40,6 +42,10 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
     private var writer: OverlayWriter?
     private var expectedLength: Int64?
     private var transfer: UpstreamTransfer?
+    /// Chunks let through so far: a stall check that finds it unchanged knows the transfer stayed paused.
+    private var admittedChunks = 0
+    /// The task the current pause waits for, and ``admittedChunks`` when it began.
+    private var stall: (entry: TaskEntry, admitted: Int)?
 
     init(plan: UpstreamPlan, owner: UpstreamFetcher) {
         self.plan = plan
@@ -114,9 +120,47 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
         let targets = subscribers
         lock.unlock()
         for entry in targets where !entry.hasRoom(orCall: { [weak self] in self?.requestResume() }) {
+            noteStall(of: entry)
             return false
         }
+        lock.lock()
+        admittedChunks += 1
+        stall = nil
+        lock.unlock()
         return true
+    }
+
+    /// The transfer paused for `entry`: once per pause, check back after the stall limit.
+    private func noteStall(of entry: TaskEntry) {
+        lock.lock()
+        let isNew = stall?.entry !== entry || stall?.admitted != admittedChunks
+        if isNew { stall = (entry, admittedChunks) }
+        let admitted = admittedChunks
+        lock.unlock()
+        guard isNew else { return }
+        let limit = owner.stalledReaderSeconds
+        DispatchQueue.global().asyncAfter(deadline: .now() + limit) { [weak self] in
+            self?.dropIfStillStalled(entry, admitted: admitted, after: limit)
+        }
+    }
+
+    /// Fails and drops `entry` if the transfer is still paused for it and it holds back
+    /// another task or the overlay write; the transfer then goes on without it.
+    private func dropIfStillStalled(_ entry: TaskEntry, admitted: Int, after limit: Double) {
+        lock.lock()
+        let holdsOthersBack = subscribers.count > 1 || writer != nil
+        let drop = !ended && holdsOthersBack && stall?.entry === entry && admittedChunks == admitted
+            && subscribers.contains { $0 === entry }
+        if drop {
+            subscribers.removeAll { $0 === entry }
+            stall = nil
+        }
+        lock.unlock()
+        guard drop else { return }
+        let seconds = limit.formatted(.number.precision(.fractionLength(0...1)))
+        entry.fail(PkgError(.transferFailed, "\(plan.url): the reader took nothing for \(seconds) s while the fetch "
+                            + "it shares waited; it was dropped"))
+        requestResume()
     }
 
     func transferReceived(_ data: UnsafeRawBufferPointer) -> Bool {
@@ -215,14 +259,17 @@ final class UpstreamFetcher: @unchecked Sendable {
     let commitQueue = DispatchQueue(label: "pkgctl.overlay-commit")
     let caFile: String?
     let connectTimeoutMilliseconds: Int
+    /// How long one reader may pause a fetch that others wait on (``UpstreamFetch``).
+    let stalledReaderSeconds: Double
     private let lock = NSLock()
     private var shared: [String: UpstreamFetch] = [:]
     private var inFlight = 0
 
-    init(overlay: OverlayCache, caFile: String?, connectTimeoutMilliseconds: Int) {
+    init(overlay: OverlayCache, caFile: String?, connectTimeoutMilliseconds: Int, stalledReaderSeconds: Double) {
         self.overlay = overlay
         self.caFile = caFile
         self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
+        self.stalledReaderSeconds = stalledReaderSeconds
     }
 
     /// Fetches, from creation until the transfer ended and its overlay entry (if any) is committed.
