@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Runs the built `pkgctl` executable, which sits beside the test bundle.
 struct PkgctlProcess {
@@ -39,5 +40,21 @@ struct PkgctlProcess {
         return Result(status: process.terminationStatus,
                       stdout: String(decoding: stdout, as: UTF8.self),
                       stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// The first line `pipe` carries within `timeout` (a server's banner).
+    static func firstLine(of pipe: Pipe, timeout: TimeInterval) throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        var text = ""
+        let handle = pipe.fileHandleForReading
+        while !text.contains("\n"), Date() < deadline {
+            var descriptor = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&descriptor, 1, 100) > 0 {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                text += String(decoding: data, as: UTF8.self)
+            }
+        }
+        return try #require(text.split(separator: "\n").first.map(String.init), "pkgctl serve printed no banner")
     }
 }
