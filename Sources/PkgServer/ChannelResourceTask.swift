@@ -33,7 +33,7 @@ final class ChannelResourceTask: ResourceTask {
     func didReceive(_ data: UnsafeRawBufferPointer) {
         let (handler, context) = target.value
         let count = data.count
-        handler.writeBody(ByteBuffer(bytes: data), context: context).whenComplete { [resolver] _ in
+        handler.writeBody(data, context: context).whenComplete { [resolver] _ in
             resolver.consumed(count, by: self)
         }
     }

@@ -10,9 +10,13 @@ import Glibc
 /// resolver's local fast path (pread or `sendfile`), or becomes a resolver task
 /// whose callbacks are written out on this channel's event loop. A client that
 /// disconnects stops its task.
+///
+/// NIO parses requests; responses are written here as bytes (``ResponseHead``):
+/// a head and a small body go out in one write. Pipelined requests wait in order
+/// behind the one being answered, and reading pauses while too many wait.
 final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
+    typealias OutboundOut = IOData
 
     /// Bodies up to this size are read into memory and written in one go; larger
     /// ones go out as a `FileRegion` (sendfile).
@@ -25,6 +29,12 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var requestHead: HTTPRequestHead?
     private var requestBody: ByteBuffer?
     private var requestBodyTooLarge = false
+    /// Complete requests that arrived while another was being answered (pipelining).
+    private var queued = CircularBuffer<QueuedRequest>()
+    /// Set while reading is paused because ``queuedRequestLimit`` requests wait.
+    private var readsPaused = false
+    /// Set once the server is shutting down: the connection closes after the current answer.
+    private var quiescing = false
     private var exchange: Exchange?
     private var upstreamTask: ChannelResourceTask?
     /// Responses whose last bytes are not yet on the wire (a large `sendfile` may take long).
@@ -33,6 +43,15 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var lingering = false
     /// How long a lingering close drains a client that keeps sending.
     static let lingeringSeconds: Int64 = 5
+    /// Pipelined requests waiting, at most, before the connection stops reading.
+    static let queuedRequestLimit = 16
+
+    /// A request read to its end, waiting for its turn.
+    struct QueuedRequest {
+        var head: HTTPRequestHead
+        var body: ByteBuffer?
+        var bodyTooLarge: Bool
+    }
 
     /// The request being answered, for the response and the access log.
     struct Exchange {
@@ -42,6 +61,10 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         var bytes = 0
         var source = "-"
         var responseStarted = false
+        /// The body goes out in chunks (an origin answer of unknown length to an HTTP/1.1 client).
+        var chunked = false
+        /// The connection closes once this answer is out.
+        var closes = false
     }
 
     init(resolver: PkgCore.Resolver, configuration: PreviewServerConfiguration, accessLog: Logger?) {
@@ -70,8 +93,28 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .end:
             guard let head = requestHead else { return }
             requestHead = nil
-            respond(to: head, context: context)
+            let request = QueuedRequest(head: head, body: requestBody, bodyTooLarge: requestBodyTooLarge)
+            requestBody = nil
+            if exchange == nil, queued.isEmpty {
+                respond(to: request, context: context)
+            } else if !quiescing {
+                queued.append(request)
+                if queued.count >= Self.queuedRequestLimit, !readsPaused {
+                    readsPaused = true
+                    context.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+                }
+            }
         }
+    }
+
+    /// Answers the next queued request, once the previous answer is complete.
+    private func respondToNextQueued(context: ChannelHandlerContext) {
+        guard exchange == nil, !quiescing, let next = queued.popFirst() else { return }
+        if readsPaused, queued.count < Self.queuedRequestLimit / 2 {
+            readsPaused = false
+            context.channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in }
+        }
+        respond(to: next, context: context)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -99,12 +142,11 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.close(promise: nil)
             return
         }
-        let status: HTTPResponseStatus = parserError == .headerOverflow ? .requestHeaderFieldsTooLarge : .badRequest
-        let head = HTTPResponseHead(version: .http1_1, status: status, headers: HTTPHeaders([
-            ("Date", ServerDate.now), ("Connection", "close"), ("Content-Length", "0"),
-        ]))
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        closeLingering(after: context.writeAndFlush(wrapOutboundOut(.end(nil))), context: context)
+        let status = parserError == .headerOverflow ? 431 : 400
+        var buffer = context.channel.allocator.buffer(capacity: 160)
+        ResponseHead.write(status: status, fields: [("Content-Length", "0")], untrusted: false, source: "pkgctl",
+                           framing: .length, connection: "close", into: &buffer)
+        closeLingering(after: context.writeAndFlush(wrapOutboundOut(.byteBuffer(buffer))), context: context)
     }
 
     /// Closes after an answer to a request that was not read to its end (nginx's
@@ -127,14 +169,22 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.close(promise: nil)
             return
         }
+        if event is ChannelShouldQuiesceEvent {
+            // Shutting down: finish the answer under way (it says Connection: close), then close.
+            quiescing = true
+            queued.removeAll()
+            if exchange == nil, responsesBeingSent == 0 { context.close(promise: nil) }
+            return
+        }
         context.fireUserInboundEventTriggered(event)
     }
 
     // MARK: Answering
 
-    private func respond(to head: HTTPRequestHead, context: ChannelHandlerContext) {
+    private func respond(to queuedRequest: QueuedRequest, context: ChannelHandlerContext) {
+        let head = queuedRequest.head
         exchange = Exchange(head: head, started: .now())
-        if requestBodyTooLarge {
+        if queuedRequest.bodyTooLarge {
             return sendError(.payloadTooLarge, "request body over \(configuration.maxRequestBody) bytes", context: context)
         }
         if head.method == .CONNECT {
@@ -144,17 +194,17 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
                                                   defaultHost: configuration.defaultHost) else {
             return sendError(.badRequest, "request target '\(head.uri)' names no resource", context: context)
         }
-        let body = requestBody.map { Array($0.readableBytesView) } ?? []
-        requestBody = nil
+        let body = queuedRequest.body.map { Array($0.readableBytesView) } ?? []
         let request = ResourceRequest(url: url, method: head.method.rawValue,
                                       headers: head.headers.map { ($0.name, $0.value) }, body: body)
         if head.method == .GET || head.method == .HEAD {
             if configuration.redirectsRoot, request.rawPath == "/", head.uri.hasPrefix("/"),
                let entry = resolver.entryPath(forHost: request.host) {
                 let location = request.query.isEmpty ? entry : entry + "?" + request.query
-                writeHead(ResourceResponse(status: 302, headers: [("Location", location), ("Content-Length", "0")]),
-                          source: "pkgctl", context: context)
-                return finish(context: context)
+                let head = startResponse(ResourceResponse(status: 302, headers: [("Location", location),
+                                                                                 ("Content-Length", "0")]),
+                                         source: "pkgctl", context: context)
+                return finish(context: context, last: head)
             }
             do {
                 if let answer = try resolver.answerLocally(request) {
@@ -178,33 +228,38 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .package: source = "package"
         case .overlay: source = "cache"
         }
-        writeHead(answer.response, source: source, context: context)
-        guard let file = answer.file, !answer.range.isEmpty else { return finish(context: context) }
-        exchange?.bytes = Int(answer.range.count)
+        guard let file = answer.file, !answer.range.isEmpty else {
+            return finish(context: context, last: startResponse(answer.response, source: source, context: context))
+        }
+        let count = Int(answer.range.count)
+        exchange?.bytes = count
         if answer.range.count <= Self.inlineBodyLimit || file.isInMemory {
+            // Head and body in one buffer: one write.
+            var buffer = startResponse(answer.response, source: source, context: context, bodyCapacity: count)
             do {
-                let buffer = try Self.read(file, range: answer.range, allocator: context.channel.allocator)
-                context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+                try Self.append(file, range: answer.range, to: &buffer)
             } catch {
                 context.close(promise: nil)
                 return
             }
-            return finish(context: context)
+            return finish(context: context, last: buffer)
         }
+        let head = startResponse(answer.response, source: source, context: context)
+        context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
         // The handle borrows the descriptor: `file` owns and closes it once the region is sent.
         let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: file.descriptor)
         let region = FileRegion(fileHandle: handle, readerIndex: Int(answer.range.lowerBound),
                                 endIndex: Int(answer.range.upperBound))
-        context.write(wrapOutboundOut(.body(.fileRegion(region)))).whenComplete { _ in
+        context.write(wrapOutboundOut(.fileRegion(region))).whenComplete { _ in
             _ = try? handle.takeDescriptorOwnership()
             withExtendedLifetime(file) {}
         }
         finish(context: context)
     }
 
-    private static func read(_ file: LocalFile, range: Range<Int64>, allocator: ByteBufferAllocator) throws -> ByteBuffer {
+    /// Appends `range` of `file` to `buffer`.
+    private static func append(_ file: LocalFile, range: Range<Int64>, to buffer: inout ByteBuffer) throws {
         let count = Int(range.count)
-        var buffer = allocator.buffer(capacity: count)
         var offset = 0
         while offset < count {
             let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count - offset) { pointer in
@@ -214,49 +269,73 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
             if read == 0 { throw PkgError(.fileSystem, "read \(file.path): ended early") }
             offset += read
         }
-        return buffer
     }
 
     // MARK: Writing (also used by ChannelResourceTask, on the event loop)
 
-    func writeHead(_ response: ResourceResponse, source: String, context: ChannelHandlerContext) {
-        guard var exchange else { return }
-        var headers = HTTPHeaders()
-        // The resolver has already dropped the origin's connection-level headers.
-        for (name, value) in response.headers {
-            headers.add(name: name, value: value)
-        }
-        headers.replaceOrAdd(name: "Date", value: ServerDate.now)
-        headers.replaceOrAdd(name: "X-Pkg-Source", value: source)
-        if !exchange.head.isKeepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
-        exchange.status = response.status
+    /// Encodes the head of the current exchange's answer into a new buffer with room for
+    /// `bodyCapacity` more bytes, and decides its framing: `Content-Length` when the
+    /// answer has one or no body; else chunks for HTTP/1.1, or the end of the connection.
+    private func startResponse(_ response: ResourceResponse, source: String, context: ChannelHandlerContext,
+                               bodyCapacity: Int = 0) -> ByteBuffer {
+        var buffer = context.channel.allocator.buffer(capacity: 320 + bodyCapacity)
+        guard var exchange else { return buffer }
+        let status = response.status
+        let hasBody = exchange.head.method != .HEAD && status >= 200 && status != 204 && status != 304
+        // Answers of the server's own and local files always carry their length.
+        let hasLength = source != "origin" || response.headers.contains { asciiCaseInsensitiveEqual($0.name, "Content-Length") }
+        let isHTTP11 = exchange.head.version.major == 1 && exchange.head.version.minor >= 1
+        exchange.chunked = hasBody && !hasLength && isHTTP11
+        exchange.closes = !exchange.head.isKeepAlive || quiescing || (hasBody && !hasLength && !isHTTP11)
+        let connection: StaticString? = exchange.closes ? "close" : (isHTTP11 ? nil : "keep-alive")
+        ResponseHead.write(status: status, fields: response.headers, untrusted: source == "origin", source: source,
+                           framing: exchange.chunked ? .chunked : .length, connection: connection, into: &buffer)
+        exchange.status = status
         exchange.source = source
         exchange.responseStarted = true
         self.exchange = exchange
-        let head = HTTPResponseHead(version: exchange.head.version,
-                                    status: HTTPResponseStatus(statusCode: response.status), headers: headers)
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        return buffer
     }
 
-    /// Writes and flushes a chunk of body; the future completes once it is on the wire (or failed).
-    func writeBody(_ buffer: ByteBuffer, context: ChannelHandlerContext) -> EventLoopFuture<Void> {
-        exchange?.bytes += buffer.readableBytes
-        return context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))))
+    /// Writes and flushes the head of an origin answer.
+    func writeHead(_ response: ResourceResponse, source: String, context: ChannelHandlerContext) {
+        let head = startResponse(response, source: source, context: context)
+        context.writeAndFlush(wrapOutboundOut(.byteBuffer(head)), promise: nil)
     }
 
-    func finish(context: ChannelHandlerContext) {
+    /// Writes and flushes a chunk of body (framed when chunked); the future completes once
+    /// it is on the wire (or failed).
+    func writeBody(_ data: UnsafeRawBufferPointer, context: ChannelHandlerContext) -> EventLoopFuture<Void> {
+        let chunked = exchange?.chunked ?? false
+        var buffer = context.channel.allocator.buffer(capacity: data.count + (chunked ? 12 : 0))
+        if chunked, !data.isEmpty {
+            buffer.writeString(String(data.count, radix: 16))
+            buffer.writeStaticString("\r\n")
+        }
+        buffer.writeBytes(data)
+        if chunked, !data.isEmpty { buffer.writeStaticString("\r\n") }
+        exchange?.bytes += data.count
+        return context.writeAndFlush(wrapOutboundOut(.byteBuffer(buffer)))
+    }
+
+    /// Ends the current answer with `last` (its remaining bytes, if any), then closes the
+    /// connection or answers the next queued request.
+    func finish(context: ChannelHandlerContext, last: ByteBuffer? = nil) {
         upstreamTask = nil
         guard let exchange else { return }
         self.exchange = nil
-        let keepAlive = exchange.head.isKeepAlive
+        var final = last ?? context.channel.allocator.buffer(capacity: 0)
+        if exchange.chunked { final.writeStaticString("0\r\n\r\n") }
+        let closes = exchange.closes || quiescing
         let channel = context.channel
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         responsesBeingSent += 1
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+        context.writeAndFlush(wrapOutboundOut(.byteBuffer(final))).whenComplete { _ in
             handler.value.responsesBeingSent -= 1
-            if !keepAlive { channel.close(promise: nil) }
+            if closes { channel.close(promise: nil) }
         }
         log(exchange)
+        if !closes { respondToNextQueued(context: context) }
     }
 
     func fail(_ error: PkgError, context: ChannelHandlerContext) {
@@ -275,14 +354,15 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     private func sendError(_ status: HTTPResponseStatus, _ message: String, context: ChannelHandlerContext) {
         let body = message + "\n"
-        writeHead(ResourceResponse(status: Int(status.code), headers: [
+        let isHead = exchange?.head.method == .HEAD
+        var buffer = startResponse(ResourceResponse(status: Int(status.code), headers: [
             ("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(body.utf8.count)),
-        ]), source: "pkgctl", context: context)
-        var buffer = context.channel.allocator.buffer(capacity: body.utf8.count)
-        buffer.writeString(body)
-        exchange?.bytes = buffer.readableBytes
-        context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
-        finish(context: context)
+        ]), source: "pkgctl", context: context, bodyCapacity: body.utf8.count)
+        if !isHead {
+            buffer.writeString(body)
+            exchange?.bytes = body.utf8.count
+        }
+        finish(context: context, last: buffer)
     }
 
     /// `GET /app/index.html 200 614 html package 0.8ms`: method, target, status, body bytes,

@@ -61,8 +61,9 @@ public final class PreviewServer: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.addHandler(IdleStateHandler(readTimeout: configuration.idleTimeout))
-                    // Malformed requests are answered by PreviewHandler.errorCaught.
-                    try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: false)
+                    // NIO parses requests; PreviewHandler writes answers as bytes, keeps pipelined
+                    // requests in order, and answers malformed ones (errorCaught).
+                    try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
                     try pipeline.addHandler(PreviewHandler(resolver: resolver, configuration: configuration,
                                                            accessLog: accessLog))
                 }

@@ -88,7 +88,7 @@ public struct ResourceRequest: Sendable {
 
     /// The first value of the header `name` (case-insensitive), or nil.
     public func header(_ name: String) -> String? {
-        for field in headers where field.name.utf8.count == name.utf8.count && asciiCaseInsensitiveEqual(field.name, name) {
+        for field in headers where asciiCaseInsensitiveEqual(field.name, name) {
             return field.value
         }
         return nil
@@ -98,8 +98,15 @@ public struct ResourceRequest: Sendable {
     var isRead: Bool { method == "GET" || method == "HEAD" }
 }
 
+/// Compares two strings' ASCII letters ignoring case, without allocating; the
+/// overload every `String` comparison takes (lengths first, then bytes).
+package func asciiCaseInsensitiveEqual(_ a: String, _ b: String) -> Bool {
+    guard a.utf8.count == b.utf8.count else { return false }
+    return a.utf8.elementsEqual(b.utf8) { $0 == $1 || lowerASCII($0) == lowerASCII($1) }
+}
+
 /// Compares ASCII text ignoring case, without allocating.
-func asciiCaseInsensitiveEqual(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
+package func asciiCaseInsensitiveEqual(_ a: some StringProtocol, _ b: some StringProtocol) -> Bool {
     var left = a.utf8.makeIterator()
     var right = b.utf8.makeIterator()
     while true {

@@ -9,24 +9,33 @@ final class PackageMount: @unchecked Sendable {
     let name: String
     let version: String
     let directory: String
-    /// `ROOT/packages/NAME/current`, read per request to notice an update.
-    let currentLink: [CChar]
+    /// `ROOT/packages/NAME`, whose `current` link is read per request to notice an
+    /// update (relative to this descriptor: one path component to resolve).
+    let packageDescriptor: Int32
     let directoryDescriptor: Int32
     /// The document served for navigations that match no file (``ManifestEntry/spaFallback``).
     let spaFallback: String?
 
-    init(name: String, version: String, directory: String, currentLink: String, spaFallback: String? = nil) throws {
+    init(name: String, version: String, directory: String, packageDirectory: String, spaFallback: String?) throws {
         self.name = name
         self.version = version
         self.directory = directory
         self.spaFallback = spaFallback
-        self.currentLink = Array(currentLink.utf8CString)
+        let packageFD = open(packageDirectory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard packageFD >= 0 else { throw fileSystemError("open", packageDirectory) }
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw fileSystemError("open", directory) }
+        guard fd >= 0 else {
+            close(packageFD)
+            throw fileSystemError("open", directory)
+        }
+        packageDescriptor = packageFD
         directoryDescriptor = fd
     }
 
-    deinit { close(directoryDescriptor) }
+    deinit {
+        close(directoryDescriptor)
+        close(packageDescriptor)
+    }
 
     /// Small files kept in memory and paths known to be absent. An installed
     /// version never changes, so both stay true while this mount is current.
@@ -95,10 +104,10 @@ final class PackageMount: @unchecked Sendable {
         return found
     }
 
-    /// Whether `current` still names this version: one readlink(2), no allocation.
+    /// Whether `current` still names this version: one readlinkat(2), no allocation.
     func isCurrent() -> Bool {
         withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
-            let count = currentLink.withUnsafeBufferPointer { readlink($0.baseAddress!, buffer.baseAddress!, 256) }
+            let count = readlinkat(packageDescriptor, "current", buffer.baseAddress!, 256)
             guard count > 0, count < 256 else { return false }
             var matches = count == version.utf8.count
             if matches {
@@ -159,7 +168,7 @@ final class RouteTable: Sendable {
         var mounts: [PackageMount] = []
         for package in try store.activePackages() {
             let mount = try PackageMount(name: package.name, version: package.version, directory: package.directory,
-                                         currentLink: store.layout.currentLink(package.name),
+                                         packageDirectory: store.layout.packageDirectory(package.name),
                                          spaFallback: package.spaFallback)
             mounts.append(mount)
             for text in package.routes {
