@@ -38,7 +38,7 @@ struct BrowserTests {
     private func renderDemo(upstream: String) throws -> (dom: String, log: [String]) {
         let (server, out, err) = try PkgctlProcess.start(["serve", "--root", root, "--port", "0", "--upstream", upstream])
         defer { if server.isRunning { server.terminate() } }
-        let banner = try readLine(from: out, timeout: 20)
+        let banner = try PkgctlProcess.readLine(from: out, timeout: 20)
         let url = try #require(banner.split(separator: " ").first { $0.hasPrefix("http://") }).description
         // `/` sends a browser on to the package's route.
         let root = try HTTPExchange.curl(String(url.dropLast("app/".count)))
@@ -65,20 +65,5 @@ struct BrowserTests {
         server.waitUntilExit()
         #expect(server.terminationStatus == 0, "serve did not stop cleanly on SIGINT: \(log)")
         return (page, log.split(separator: "\n").map(String.init))
-    }
-
-    private func readLine(from pipe: Pipe, timeout: TimeInterval) throws -> String {
-        let deadline = Date().addingTimeInterval(timeout)
-        var text = ""
-        let handle = pipe.fileHandleForReading
-        while !text.contains("\n"), Date() < deadline {
-            var descriptor = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
-            if poll(&descriptor, 1, 100) > 0 {
-                let data = handle.availableData
-                if data.isEmpty { break }
-                text += String(decoding: data, as: UTF8.self)
-            }
-        }
-        return try #require(text.split(separator: "\n").first.map(String.init), "pkgctl serve printed no banner")
     }
 }

@@ -40,4 +40,21 @@ struct PkgctlProcess {
                       stdout: String(decoding: stdout, as: UTF8.self),
                       stderr: String(decoding: stderr, as: UTF8.self))
     }
+
+    /// The first line `pipe` delivers within `timeout` seconds (a server's banner).
+    static func readLine(from pipe: Pipe, timeout: TimeInterval) throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        var text = ""
+        let handle = pipe.fileHandleForReading
+        while !text.contains("\n"), Date() < deadline {
+            var descriptor = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            if poll(&descriptor, 1, 100) > 0 {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                text += String(decoding: data, as: UTF8.self)
+            }
+        }
+        guard let line = text.split(separator: "\n").first else { throw TestSupportError("no line within \(timeout) s") }
+        return String(line)
+    }
 }
