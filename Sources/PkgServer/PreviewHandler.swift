@@ -25,6 +25,7 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let resolver: PkgCore.Resolver
     private let configuration: PreviewServerConfiguration
     private let accessLog: Logger?
+    private let metrics: ServerMetrics?
 
     private var requestHead: HTTPRequestHead?
     private var requestBody: ByteBuffer?
@@ -67,10 +68,12 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         var closes = false
     }
 
-    init(resolver: PkgCore.Resolver, configuration: PreviewServerConfiguration, accessLog: Logger?) {
+    init(resolver: PkgCore.Resolver, configuration: PreviewServerConfiguration, accessLog: Logger?,
+         metrics: ServerMetrics?) {
         self.resolver = resolver
         self.configuration = configuration
         self.accessLog = accessLog
+        self.metrics = metrics
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -366,14 +369,17 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// `GET /app/index.html 200 614 html package 0.8ms`: method, target, status, body bytes,
-    /// resource class, source, time.
+    /// resource class, source, time; and the same request in the metrics.
     private func log(_ exchange: Exchange, note: String = "") {
-        guard let accessLog else { return }
-        let elapsed = Double((NIODeadline.now() - exchange.started).nanoseconds) / 1_000_000
-        let milliseconds = (elapsed * 10).rounded() / 10
+        guard accessLog != nil || metrics != nil else { return }
+        let nanoseconds = (NIODeadline.now() - exchange.started).nanoseconds
         let head = exchange.head
         let path = head.uri.prefix { $0 != "?" }
         let resourceClass = ResourceClass.classify(accept: head.headers.first(name: "Accept"), path: path)
+        metrics?.record(resourceClass, source: exchange.source, status: exchange.status, bytes: exchange.bytes,
+                        nanoseconds: nanoseconds)
+        guard let accessLog else { return }
+        let milliseconds = (Double(nanoseconds) / 100_000).rounded() / 10
         accessLog.info("\(head.method.rawValue) \(head.uri) \(exchange.status) \(exchange.bytes) \(resourceClass.rawValue) \(exchange.source) \(milliseconds)ms\(note)")
     }
 }

@@ -25,6 +25,7 @@ public final class PreviewServer: Sendable {
     /// Address, default host and limits.
     public let configuration: PreviewServerConfiguration
     private let accessLog: Logger?
+    private let metrics: ServerMetrics?
     private let group: MultiThreadedEventLoopGroup
     /// Dropped before the event loops stop: its deinit touches them.
     private let quiescing: Mutex<ServerQuiescingHelper?>
@@ -36,6 +37,7 @@ public final class PreviewServer: Sendable {
         self.resolver = resolver
         self.configuration = configuration
         self.accessLog = accessLog
+        metrics = configuration.recordsMetrics ? ServerMetrics() : nil
         group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
         quiescing = Mutex(ServerQuiescingHelper(group: group))
     }
@@ -46,7 +48,7 @@ public final class PreviewServer: Sendable {
         guard let quiescing = quiescing.withLock({ $0 }) else {
             throw PkgError(.invalidArgument, "the preview server was shut down; make a new one")
         }
-        let resolver = resolver, configuration = configuration, accessLog = accessLog
+        let resolver = resolver, configuration = configuration, accessLog = accessLog, metrics = metrics
         let channel = try ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 512)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -65,7 +67,7 @@ public final class PreviewServer: Sendable {
                     // requests in order, and answers malformed ones (errorCaught).
                     try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
                     try pipeline.addHandler(PreviewHandler(resolver: resolver, configuration: configuration,
-                                                           accessLog: accessLog))
+                                                           accessLog: accessLog, metrics: metrics))
                 }
             }
             .bind(host: configuration.bindHost, port: configuration.port)

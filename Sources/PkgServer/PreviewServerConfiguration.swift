@@ -24,11 +24,16 @@ public struct PreviewServerConfiguration: Sendable {
     /// ``PkgCore/Resolver/entryPath(forHost:)`` (e.g. `/app/`) when no package serves the
     /// host's root, instead of going to the origin.
     public var redirectsRoot: Bool
+    /// Whether each request is counted through swift-metrics (`pkgctl_requests_total`,
+    /// `pkgctl_response_bytes_total`, `pkgctl_request_duration_seconds`); bootstrap
+    /// `MetricsSystem` before making the server. Off, counting costs nothing.
+    public var recordsMetrics: Bool
 
     /// A configuration; the defaults listen on 127.0.0.1:8080.
     public init(bindHost: String = "127.0.0.1", port: Int = 8080, defaultHost: String? = nil, scheme: String = "app",
                 threads: Int = System.coreCount, idleTimeout: TimeAmount = .seconds(60),
-                maxRequestBody: Int = 16 << 20, offline: Bool = false, redirectsRoot: Bool = true) {
+                maxRequestBody: Int = 16 << 20, offline: Bool = false, redirectsRoot: Bool = true,
+                recordsMetrics: Bool = false) {
         self.bindHost = bindHost
         self.port = port
         self.defaultHost = defaultHost
@@ -38,5 +43,6 @@ public struct PreviewServerConfiguration: Sendable {
         self.maxRequestBody = maxRequestBody
         self.offline = offline
         self.redirectsRoot = redirectsRoot
+        self.recordsMetrics = recordsMetrics
     }
 }

@@ -1,9 +1,11 @@
 import ArgumentParser
+import CoreMetrics
 import Dispatch
 import Foundation
 import Logging
 import PkgCore
 import PkgServer
+import Prometheus
 
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,7 +16,8 @@ struct ServeCommand: ParsableCommand {
             (GET / redirects to its route's path when no package serves the host's root); \
             an absolute-form request (a browser started with --proxy-server) resolves by its own host. \
             Files missing from a package come from the origin and html/js/css are written through. \
-            An update installed meanwhile is served by the next request. Ctrl-C stops gracefully.
+            An update installed meanwhile is served by the next request. Ctrl-C stops gracefully. \
+            With --metrics-port, Prometheus scrapes http://ADDRESS:PORT/metrics.
             """)
 
     @OptionGroup var store: StoreOptions
@@ -43,33 +46,43 @@ struct ServeCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "No access log.")
     var quiet = false
 
+    @Option(help: ArgumentHelp(
+        "Also serve Prometheus metrics at /metrics on this port of the --bind address (0: any free port).",
+        valueName: "port"))
+    var metricsPort: Int?
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
+        if let metricsPort, !(0...65535).contains(metricsPort) {
+            throw ValidationError("--metrics-port must be 0-65535")
+        }
     }
 
     func run() throws {
         let packageStore = store.store
-        let (server, address, host) = try reportingErrors {
+        // Before the resolver and the server make their metric handles.
+        let registry = metricsPort.map { _ in Self.bootstrapMetrics() }
+        let (server, address, host, metrics) = try reportingErrors {
             let host = try defaultHost ?? Self.defaultHost(of: packageStore.activePackages())
             let resolver = try Resolver(store: packageStore,
                                         configuration: ResolverConfiguration(upstream: upstream, caFile: caFile))
             let accessLog = quiet ? nil : Logger(label: "pkgctl.serve")
             let server = PreviewServer(resolver: resolver,
                                        configuration: PreviewServerConfiguration(bindHost: bind, port: port,
-                                                                                 defaultHost: host, offline: offline),
+                                                                                 defaultHost: host, offline: offline,
+                                                                                 recordsMetrics: registry != nil),
                                        accessLog: accessLog)
-            do {
-                return (server, try server.start(), host)
-            } catch let error as PkgError {
-                throw error
-            } catch {
-                throw PkgError(.invalidArgument, "cannot listen on \(bind):\(port): \(error)")
+            let metrics = try registry.map { registry in
+                let metrics = MetricsServer(registry: registry, host: bind, port: metricsPort ?? 0)
+                return (server: metrics, address: try listening(on: metrics.port, " for metrics") { try metrics.start() })
             }
+            return (server, try listening(on: port) { try server.start() }, host, metrics)
         }
         let shownHost = address.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? bind
         let entry = host.flatMap(server.resolver.entryPath(forHost:)) ?? "/"
         let banner = "serving \(packageStore.layout.root) on http://\(shownHost):\(address.port ?? port)\(entry)"
-            + (host.map { " (as \($0))" } ?? "") + "\n"
+            + (host.map { " (as \($0))" } ?? "")
+            + (metrics.map { "; metrics on http://\(shownHost):\($0.address.port ?? 0)/metrics" } ?? "") + "\n"
         FileHandle.standardOutput.write(Data(banner.utf8))
 
         // A parent may have started us with these blocked (e.g. a test runner's thread).
@@ -86,7 +99,33 @@ struct ServeCommand: ParsableCommand {
             return source
         }
         server.waitUntilShutDown()
+        try? metrics?.server.shutdown()
         withExtendedLifetime(signals) {}
+    }
+
+    /// Starts a server on `bind`:`port`, naming the address (and `purpose`) when it cannot listen.
+    private func listening<Address>(on port: Int, _ purpose: String = "", _ start: () throws -> Address) throws -> Address {
+        do {
+            return try start()
+        } catch let error as PkgError {
+            throw error
+        } catch {
+            throw PkgError(.invalidArgument, "cannot listen on \(bind):\(port)\(purpose): \(error)")
+        }
+    }
+
+    /// Sends every swift-metrics handle made from here on to a new Prometheus registry, with
+    /// latency buckets from 100 µs (a local file) to 10 s (a slow origin).
+    static func bootstrapMetrics() -> PrometheusCollectorRegistry {
+        let registry = PrometheusCollectorRegistry()
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.defaultDurationHistogramBuckets = [
+            .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .microseconds(2500),
+            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+            .milliseconds(250), .milliseconds(500), .seconds(1), .milliseconds(2500), .seconds(5), .seconds(10),
+        ]
+        MetricsSystem.bootstrap(factory)
+        return registry
     }
 
     /// The host of the first route when exactly one package is installed.

@@ -36,22 +36,26 @@ public final class Resolver: Sendable {
     public let store: PackageStore
     /// Origins, TLS trust and write-through settings.
     public let configuration: ResolverConfiguration
-    private let tasks = TaskTable()
+    private let tasks: TaskTable
     private let table: Mutex<RouteTable>
     private let lastRescan = Atomic<Int64>(0)
     private let overlay: OverlayCache
     private let upstream: UpstreamFetcher
     private let readQueue = DispatchQueue(label: "pkgctl.local-read", qos: .userInitiated, attributes: .concurrent)
 
-    /// A resolver over `store`; creates `ROOT/cache` when missing.
+    /// A resolver over `store`; creates `ROOT/cache` when missing. Its metrics (origin fetches,
+    /// coalesced waiters, write-through commits, tasks) go to the swift-metrics backend
+    /// bootstrapped before this call, if any.
     public init(store: PackageStore, configuration: ResolverConfiguration = ResolverConfiguration()) throws {
         self.store = store
         self.configuration = configuration
+        let metrics = ResolverMetrics()
+        tasks = TaskTable(metrics: metrics)
         overlay = try OverlayCache(root: store.layout.cache)
         table = Mutex(try RouteTable.load(from: store))
         upstream = UpstreamFetcher(overlay: overlay, caFile: configuration.caFile,
                                    connectTimeoutMilliseconds: configuration.connectTimeoutMilliseconds,
-                                   stalledReaderSeconds: configuration.stalledReaderSeconds)
+                                   stalledReaderSeconds: configuration.stalledReaderSeconds, metrics: metrics)
         lastRescan.store(coarseMonotonicNanoseconds(), ordering: .relaxed)
     }
 

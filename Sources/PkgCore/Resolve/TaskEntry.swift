@@ -55,7 +55,9 @@ final class TaskEntry: @unchecked Sendable {
         return true
     }
 
-    func stop() {
+    /// Silences the task and undoes its source; true when that source had not ended yet.
+    @discardableResult
+    func stop() -> Bool {
         lock.lock()
         let wasLive = !stopped && phase != .done
         stopped = true
@@ -64,6 +66,7 @@ final class TaskEntry: @unchecked Sendable {
         onRoom = nil
         lock.unlock()
         if wasLive { body?() }
+        return wasLive
     }
 
     // MARK: Flow control

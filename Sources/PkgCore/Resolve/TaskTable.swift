@@ -16,6 +16,11 @@ import Synchronization
 /// source finishing and that callback still silences it.
 final class TaskTable: Sendable {
     private let entries = Mutex<[ObjectIdentifier: TaskEntry]>([:])
+    private let metrics: ResolverMetrics
+
+    init(metrics: ResolverMetrics) {
+        self.metrics = metrics
+    }
 
     /// Registers `task`; nil when it is already started (a second start is ignored).
     func insert(_ task: any ResourceTask, delivery: TaskDelivery) -> TaskEntry? {
@@ -26,13 +31,16 @@ final class TaskTable: Sendable {
             table[id] = entry
             return true
         }
-        return inserted ? entry : nil
+        guard inserted else { return nil }
+        metrics.taskStarted()
+        return entry
     }
 
     /// Removes and stops the entry of `task`; runs its cancellation outside every lock.
     func stop(_ task: any ResourceTask) {
-        let entry = entries.withLock { $0.removeValue(forKey: ObjectIdentifier(task)) }
-        entry?.stop()
+        guard let entry = entries.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) }) else { return }
+        metrics.taskEnded()
+        if entry.stop() { metrics.taskStopped() }
     }
 
     /// The entry of `task`, while it is started.
@@ -41,10 +49,13 @@ final class TaskTable: Sendable {
     }
 
     func remove(_ entry: TaskEntry) {
-        entries.withLock { table in
+        let removed = entries.withLock { table -> Bool in
             let id = ObjectIdentifier(entry.task)
-            if table[id] === entry { table[id] = nil }
+            guard table[id] === entry else { return false }
+            table[id] = nil
+            return true
         }
+        if removed { metrics.taskEnded() }
     }
 
     /// How many tasks are started and not yet finished, failed or stopped.

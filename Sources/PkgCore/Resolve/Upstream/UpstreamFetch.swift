@@ -46,6 +46,7 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
     private var admittedChunks = 0
     /// The task the current pause waits for, and ``admittedChunks`` when it began.
     private var stall: (entry: TaskEntry, admitted: Int)?
+    private let started = ResolverMetrics.now()
 
     init(plan: UpstreamPlan, owner: UpstreamFetcher) {
         self.plan = plan
@@ -99,6 +100,7 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
         var newWriter: OverlayWriter?
         if let key = plan.overlayKey, Self.isCacheable(response) {
             newWriter = owner.overlay.makeWriter(key: key)
+            if newWriter == nil { owner.metrics.overlayCommitted(false) }
         }
         lock.lock()
         headArrived = true
@@ -189,14 +191,15 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
         transfer = nil
         lock.unlock()
         owner.forget(self)
+        owner.metrics.fetchEnded(plan.resourceClass, startedAt: started)
         if let error {
-            writer?.discard()
+            abandon(writer)
             for entry in targets { entry.fail(error) }
             owner.fetchEnded()
             return
         }
         if let expected, expected != bodyBytes {
-            writer?.discard()
+            abandon(writer)
             let error = PkgError(.transferFailed, "\(plan.url): body has \(bodyBytes) of \(expected) bytes")
             for entry in targets { entry.fail(error) }
             owner.fetchEnded()
@@ -205,7 +208,7 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
         for entry in targets { entry.finish() }
         if let writer {
             owner.commitQueue.async { [owner] in
-                writer.commit(expectedLength: expected)
+                owner.metrics.overlayCommitted(writer.commit(expectedLength: expected))
                 owner.fetchEnded()
             }
         } else {
@@ -223,10 +226,18 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
         transfer = nil
         lock.unlock()
         owner.forget(self)
-        writer?.discard()
+        owner.metrics.fetchEnded(plan.resourceClass, startedAt: started)
+        abandon(writer)
         let error = PkgError(.transferFailed, "\(plan.url): cancelled")
         for entry in targets { entry.fail(error) }
         owner.fetchEnded()
+    }
+
+    /// Drops a write-through that will not be published.
+    private func abandon(_ writer: OverlayWriter?) {
+        guard let writer else { return }
+        writer.discard()
+        owner.metrics.overlayCommitted(false)
     }
 
     private func pruneDead() {
@@ -261,15 +272,18 @@ final class UpstreamFetcher: @unchecked Sendable {
     let connectTimeoutMilliseconds: Int
     /// How long one reader may pause a fetch that others wait on (``UpstreamFetch``).
     let stalledReaderSeconds: Double
+    let metrics: ResolverMetrics
     private let lock = NSLock()
     private var shared: [String: UpstreamFetch] = [:]
     private var inFlight = 0
 
-    init(overlay: OverlayCache, caFile: String?, connectTimeoutMilliseconds: Int, stalledReaderSeconds: Double) {
+    init(overlay: OverlayCache, caFile: String?, connectTimeoutMilliseconds: Int, stalledReaderSeconds: Double,
+         metrics: ResolverMetrics) {
         self.overlay = overlay
         self.caFile = caFile
         self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
         self.stalledReaderSeconds = stalledReaderSeconds
+        self.metrics = metrics
     }
 
     /// Fetches, from creation until the transfer ended and its overlay entry (if any) is committed.
@@ -283,6 +297,7 @@ final class UpstreamFetcher: @unchecked Sendable {
         lock.lock()
         if let key = plan.coalescingKey, let existing = shared[key], existing.join(entry) {
             lock.unlock()
+            metrics.waiterJoined(plan.resourceClass)
             entry.onStop { [weak existing] in existing?.leave(entry) }
             return
         }
@@ -291,6 +306,7 @@ final class UpstreamFetcher: @unchecked Sendable {
         if let key = plan.coalescingKey { shared[key] = fetch }
         inFlight += 1
         lock.unlock()
+        metrics.fetchStarted(plan.resourceClass)
         let transfer: UpstreamTransfer
         do {
             transfer = try UpstreamTransfer(url: plan.url, method: plan.method, headers: plan.headers, body: plan.body,
