@@ -7,11 +7,14 @@ import Glibc
 /// css, json, source maps, svg, xml, plain text, wasm), which the resolver
 /// serves to clients that accept them: brotli at quality 11, gzip at level 9,
 /// both deterministic. A coding is kept only when it saves at least a tenth of
-/// the file; files under ``minimumSize`` and siblings the bundle already has
-/// are left alone.
+/// the file and more than the `Content-Encoding` and `Vary` fields it adds
+/// (``minimumSaving``); files under ``minimumSize`` and siblings the bundle
+/// already has are left alone.
 public enum Precompressor {
-    /// Files smaller than this are not worth a second request header's bytes.
-    public static let minimumSize = 512
+    /// Files smaller than this are left as they are.
+    public static let minimumSize = 256
+    /// Bytes a coding must save, at least: about what its two header fields cost.
+    public static let minimumSaving = 64
     /// Larger files are skipped (zlib takes 32-bit lengths; packing stays bounded).
     public static let maximumSize = 256 << 20
 
@@ -28,7 +31,9 @@ public enum Precompressor {
             guard let bytes = try FileSystem.read(file.path) else { throw fileSystemError("read", file.path) }
             for coding in ContentCoding.allCases where !names.contains(file.name + coding.fileSuffix) {
                 let encoded = try encode(bytes, as: coding, path: file.path)
-                guard encoded.count * 10 <= bytes.count * 9 else { continue }
+                guard encoded.count * 10 <= bytes.count * 9, encoded.count + Self.minimumSaving <= bytes.count else {
+                    continue
+                }
                 let name = file.name + coding.fileSuffix
                 let target = staging + "/" + name
                 if let slash = target.lastIndex(of: "/") { try FileSystem.makeDirectories(String(target[..<slash])) }

@@ -196,8 +196,9 @@ public final class Resolver: Sendable {
                 let type = MediaType.forPath(file.relativePath, fallback: resourceClass)
                 let source = LocalAnswer.Source.package(name: mount.name, version: mount.version)
                 let codings = mount.codings(besides: file.relativePath)
+                // A sibling the site made itself may be larger than the file: then the file goes out.
                 if let coding = ContentCoding.preferred(for: request.header("Accept-Encoding"), among: codings),
-                   let encoded = mount.file(at: file.relativePath + coding.fileSuffix) {
+                   let encoded = mount.file(at: file.relativePath + coding.fileSuffix), encoded.size < file.size {
                     return .local(LocalAnswer.make(file: encoded, request: request, contentType: type, source: source,
                                                    coding: coding, varies: true), resourceClass)
                 }

@@ -74,7 +74,7 @@ struct BrowserTests {
         let packed = try PkgctlProcess.run(["pack", site, "--name", "shop", "--version", "1.0.0", "--out", origin,
                                             "--route", "www.example.com/app", "--precompress", "--spa-fallback", "index.html"])
         #expect(packed.status == 0, "\(packed.stderr)")
-        #expect(packed.stdout.contains("precompressed 1 files"), "\(packed.stdout)")
+        #expect(packed.stdout.contains("precompressed: br 1 file "), "\(packed.stdout)")
         let updated = try PkgctlProcess.run(["update", "--root", store, "--manifest", "file://" + origin + "/manifest.json"])
         #expect(updated.status == 0, "\(updated.stderr)")
 
