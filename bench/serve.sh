@@ -2,7 +2,9 @@
 # `pkgctl serve` vs nginx (sendfile on, access log off, 2 workers) on the same
 # files, with wrk, alternating rounds: a 4 KB html file, a 100 KB script, and a
 # 404. pkgctl runs with --offline (a miss is a local 404, as nginx's is) and
-# --quiet (no access log). Prints requests/s and p99 per server and the ratio.
+# --quiet (no access log). Prints requests/s, p99 and the server's CPU time per
+# request (utime+stime from /proc, all nginx workers summed) per server, and the
+# ratios. CPU per request is the steadier number on a shared, noisy machine.
 # Usage: bench/serve.sh [ROUNDS] [SECONDS]   (default 3 rounds of 5 s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -63,24 +65,39 @@ serve_pid=$!
 for _ in $(seq 1 50); do curl -sf -o /dev/null "http://127.0.0.1:$pport/app/page.html" && break; sleep 0.1; done
 cmp <(curl -s "http://127.0.0.1:$pport/app/app.js") <(curl -s "http://127.0.0.1:$nport/app/app.js")
 
-# wrk prints "Requests/sec: N" and, with --latency, "99%  X.XXms".
+# CPU ticks (utime+stime) of the given processes.
+ticks() { for pid in "$@"; do awk '{ print $14 + $15 }' "/proc/$pid/stat"; done | awk '{ t += $1 } END { print t }'; }
+hz=$(getconf CLK_TCK)
+nginx_workers() { pgrep -P "$(cat "$work/nginx.pid")" | tr '\n' ' '; }
+
+# wrk prints "Requests/sec: N", "N requests in" and, with --latency, "99%  X.XXms".
+# measure URL PID... -> "req/s p99-ms cpu-us-per-request"
 measure() {
-  wrk -t2 -c32 -d"${seconds}s" --latency "$1" | awk '
+  local url=$1; shift
+  local before after
+  before=$(ticks "$@")
+  wrk -t2 -c32 -d"${seconds}s" --latency "$url" > "$work/wrk.out"
+  after=$(ticks "$@")
+  awk -v cpu=$((after - before)) -v hz="$hz" '
     /Requests\/sec/ { rps = $2 }
+    / requests in / { n = $1 }
     $1 == "99%" { v = $2; if (v ~ /us$/) { sub(/us/, "", v); v /= 1000 } else if (v ~ /ms$/) { sub(/ms/, "", v) } else if (v ~ /s$/) { sub(/s/, "", v); v *= 1000 }; p99 = v }
-    END { printf "%d %.2f\n", rps, p99 }'
+    END { printf "%d %.2f %.1f\n", rps, p99, n ? cpu * 1000000 / hz / n : 0 }' "$work/wrk.out"
 }
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
-printf '%-10s %14s %10s %14s %10s %8s\n' case "pkgctl req/s" "p99 ms" "nginx req/s" "p99 ms" ratio
+printf '%-10s %12s %8s %9s %12s %8s %9s %8s %8s\n' case "pkgctl req/s" "p99 ms" "CPU us" "nginx req/s" "p99 ms" "CPU us" ratio "CPU ratio"
 for case in page.html app.js missing; do
-  prps=(); pp99=(); nrps=(); np99=()
+  prps=(); pp99=(); pcpu=(); nrps=(); np99=(); ncpu=()
   for _ in $(seq 1 "$rounds"); do
-    read -r r p < <(measure "http://127.0.0.1:$pport/app/$case"); prps+=("$r"); pp99+=("$p")
-    read -r r p < <(measure "http://127.0.0.1:$nport/app/$case"); nrps+=("$r"); np99+=("$p")
+    read -r r p c < <(measure "http://127.0.0.1:$pport/app/$case" "$serve_pid"); prps+=("$r"); pp99+=("$p"); pcpu+=("$c")
+    # shellcheck disable=SC2046
+    read -r r p c < <(measure "http://127.0.0.1:$nport/app/$case" $(nginx_workers)); nrps+=("$r"); np99+=("$p"); ncpu+=("$c")
   done
-  pr=$(median "${prps[@]}"); nr=$(median "${nrps[@]}")
-  printf '%-10s %14s %10s %14s %10s %7.2fx\n' "$case" "$pr" "$(median "${pp99[@]}")" "$nr" "$(median "${np99[@]}")" \
-    "$(awk -v a="$pr" -v b="$nr" 'BEGIN { print a / b }')"
+  pr=$(median "${prps[@]}"); nr=$(median "${nrps[@]}"); pc=$(median "${pcpu[@]}"); nc=$(median "${ncpu[@]}")
+  printf '%-10s %12s %8s %9s %12s %8s %9s %7.2fx %7.2fx\n' "$case" "$pr" "$(median "${pp99[@]}")" "$pc" "$nr" \
+    "$(median "${np99[@]}")" "$nc" "$(awk -v a="$pr" -v b="$nr" 'BEGIN { print a / b }')" \
+    "$(awk -v a="$nc" -v b="$pc" 'BEGIN { print a / b }')"
 done
-echo "ratio = pkgctl req/s / nginx req/s (1.0 or more: pkgctl as fast or faster); medians of $rounds rounds of ${seconds}s, wrk -t2 -c32"
+echo "ratio = pkgctl req/s / nginx req/s; CPU ratio = nginx CPU per request / pkgctl's (1.0 or more: pkgctl as fast"
+echo "or faster); medians of $rounds rounds of ${seconds}s, wrk -t2 -c32"

@@ -44,8 +44,9 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var lingering = false
     /// How long a lingering close drains a client that keeps sending.
     static let lingeringSeconds: Int64 = 5
-    /// Pipelined requests waiting, at most, before the connection stops reading.
-    static let queuedRequestLimit = 16
+    /// Pipelined requests waiting, at most, before the connection stops reading (each may
+    /// hold a body of up to ``PreviewServerConfiguration/maxRequestBody``).
+    static let queuedRequestLimit = 4
 
     /// A request read to its end, waiting for its turn.
     struct QueuedRequest {
@@ -66,6 +67,11 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         var chunked = false
         /// The connection closes once this answer is out.
         var closes = false
+        /// The body's `Content-Length`, when the answer has one and a body.
+        var promisedBytes: Int?
+        /// The body may still be on its way out when the answer ends (a file region, an
+        /// origin stream): the connection must not count as idle until it is.
+        var awaitsWrites = false
     }
 
     init(resolver: PkgCore.Resolver, configuration: PreviewServerConfiguration, accessLog: Logger?,
@@ -127,7 +133,9 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         if let exchange {
             self.exchange = nil
-            log(exchange, note: " (client gone)")
+            // A client may close once it has every byte it was promised, before the origin's end reaches us.
+            let complete = exchange.promisedBytes.map { $0 == exchange.bytes } ?? false
+            log(exchange, note: complete ? "" : " (client gone)")
         }
         context.fireChannelInactive()
     }
@@ -248,6 +256,7 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
             return finish(context: context, last: buffer)
         }
         let head = startResponse(answer.response, source: source, context: context)
+        exchange?.awaitsWrites = true
         context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
         // The handle borrows the descriptor: `file` owns and closes it once the region is sent.
         let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: file.descriptor)
@@ -293,8 +302,12 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         let connection: StaticString? = exchange.closes ? "close" : (isHTTP11 ? nil : "keep-alive")
         ResponseHead.write(status: status, fields: response.headers, untrusted: source == "origin", source: source,
                            framing: exchange.chunked ? .chunked : .length, connection: connection, into: &buffer)
+        if hasBody, let length = response.header("Content-Length").flatMap({ Int($0) }) {
+            exchange.promisedBytes = length
+        }
         exchange.status = status
         exchange.source = source
+        exchange.awaitsWrites = source == "origin"
         exchange.responseStarted = true
         self.exchange = exchange
         return buffer
@@ -330,6 +343,12 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         var final = last ?? context.channel.allocator.buffer(capacity: 0)
         if exchange.chunked { final.writeStaticString("0\r\n\r\n") }
         let closes = exchange.closes || quiescing
+        guard closes || exchange.awaitsWrites else {
+            // A small answer written whole: nothing to do once it is out.
+            context.writeAndFlush(wrapOutboundOut(.byteBuffer(final)), promise: nil)
+            log(exchange)
+            return respondToNextQueued(context: context)
+        }
         let channel = context.channel
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         responsesBeingSent += 1
