@@ -43,16 +43,20 @@ final class PackageMount: @unchecked Sendable {
 
     private struct FileMemory {
         var files: [String: LocalFile] = [:]
+        /// Larger files, kept open: no open, stat or validator formatting per request.
+        var openFiles: [String: LocalFile] = [:]
         var bytes = 0
         var absent = Set<String>()
         var codings: [String: Set<ContentCoding>] = [:]
     }
 
     /// Files up to this size are kept in memory once read, within ``memoryBudget`` per version.
-    static let memoryFileLimit: Int64 = 64 * 1024
+    static let memoryFileLimit: Int64 = 256 * 1024
     static let memoryBudget = 32 << 20
     /// Most absent paths remembered per version.
     static let absentLimit = 4096
+    /// Most larger files kept open per version.
+    static let openFileLimit = 64
     /// Most files whose encoded siblings are remembered per version.
     static let codingsLimit = 16384
 
@@ -62,7 +66,7 @@ final class PackageMount: @unchecked Sendable {
     func file(at relativePath: String) -> LocalFile? {
         enum Known { case file(LocalFile), absent, unknown }
         let known: Known = memory.withLock { memory in
-            if let file = memory.files[relativePath] { return .file(file) }
+            if let file = memory.files[relativePath] ?? memory.openFiles[relativePath] { return .file(file) }
             return memory.absent.contains(relativePath) ? .absent : .unknown
         }
         switch known {
@@ -81,7 +85,13 @@ final class PackageMount: @unchecked Sendable {
         }
         let fits = file.size <= Self.memoryFileLimit
             && memory.withLock { $0.bytes + Int(file.size) <= Self.memoryBudget }
-        guard fits, let loaded = file.loadedIntoMemory() else { return file }
+        guard fits, let loaded = file.loadedIntoMemory() else {
+            return memory.withLock { memory in
+                if let kept = memory.openFiles[relativePath] { return kept }
+                if memory.openFiles.count < Self.openFileLimit { memory.openFiles[relativePath] = file }
+                return file
+            }
+        }
         memory.withLock { memory in
             guard memory.files[relativePath] == nil, memory.bytes + Int(loaded.size) <= Self.memoryBudget else { return }
             memory.files[relativePath] = loaded

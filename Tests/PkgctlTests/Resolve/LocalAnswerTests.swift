@@ -91,18 +91,24 @@ import Testing
     }
 
     @Test func nothingAfterStop() throws {
-        // Stop from inside the first data callback: no further chunk, no finish.
-        let task = RecordingTask("app://www.example.com/app/big.bin")
-        let resolver = self.resolver
-        task.onData = { task in
-            resolver.stop(task)
-            task.markStopped()
+        do {
+            // Stop from inside the first data callback: no further chunk, no finish.
+            let task = RecordingTask("app://www.example.com/app/big.bin")
+            let resolver = try Resolver(store: sandbox.store,
+                                        configuration: ResolverConfiguration(upstream: "https://127.0.0.1:9"))
+            task.onData = { task in
+                resolver.stop(task)
+                task.markStopped()
+            }
+            resolver.start(task)
+            #expect(!task.wait(seconds: 1))
+            #expect(task.events == [.response(200), .data(65536)])
+            #expect(task.deliveredAfterStop == 0)
+            #expect(resolver.activeTaskCount == 0)
+            // The version keeps a large file open for the next request, once.
+            #expect(eventually(seconds: 2) { openFiles(under: sandbox.root).count <= 1 })
         }
-        resolver.start(task)
-        #expect(!task.wait(seconds: 1))
-        #expect(task.events == [.response(200), .data(65536)])
-        #expect(task.deliveredAfterStop == 0)
-        #expect(resolver.activeTaskCount == 0)
+        // Whatever the stopped read held is gone with the resolver: nothing leaked.
         #expect(eventually(seconds: 2) { openFiles(under: sandbox.root).isEmpty })
     }
 
