@@ -5,8 +5,12 @@
 #include <zlib.h>
 
 size_t pkg_gzip_bound(size_t length) {
-    // deflate's bound plus the gzip header (10) and trailer (8).
-    return compressBound((uLong)length) + 18;
+    // deflateBound for the settings pkg_gzip uses (gzip wrapper included).
+    z_stream stream = {0};
+    if (length > UINT_MAX || deflateInit2(&stream, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK) return 0;
+    uLong bound = deflateBound(&stream, (uLong)length);
+    deflateEnd(&stream);
+    return bound;
 }
 
 int pkg_gzip(const uint8_t *input, size_t length, uint8_t *output, size_t *output_length) {

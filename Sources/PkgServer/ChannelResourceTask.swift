@@ -27,7 +27,6 @@ final class ChannelResourceTask: ResourceTask {
     func didReceive(_ response: ResourceResponse) {
         let (handler, context) = target.value
         handler.writeHead(response, source: "origin", context: context)
-        context.flush()
     }
 
     func didReceive(_ data: UnsafeRawBufferPointer) {

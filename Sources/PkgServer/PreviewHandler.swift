@@ -2,9 +2,6 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import PkgCore
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// One connection's HTTP exchanges: each complete request is answered from the
 /// resolver's local fast path (pread or `sendfile`), or becomes a resolver task
@@ -18,8 +15,9 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = IOData
 
-    /// Bodies up to this size are read into memory and written in one go; larger
-    /// ones go out as a `FileRegion` (sendfile).
+    /// Bodies up to this size, and files the resolver holds in memory, are written with
+    /// their head in one go; larger ones go out as a `FileRegion` (sendfile). Writes
+    /// above it are waited for before the connection may count as idle.
     static let inlineBodyLimit: Int64 = 16 * 1024
 
     private let resolver: PkgCore.Resolver
@@ -44,8 +42,9 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var lingering = false
     /// How long a lingering close drains a client that keeps sending.
     static let lingeringSeconds: Int64 = 5
-    /// Pipelined requests waiting, at most, before the connection stops reading (each may
-    /// hold a body of up to ``PreviewServerConfiguration/maxRequestBody``).
+    /// Pipelined requests waiting when the connection stops reading (each may hold a body of
+    /// up to ``PreviewServerConfiguration/maxRequestBody``); requests already in the read
+    /// buffer are still decoded and queued.
     static let queuedRequestLimit = 4
 
     /// A request read to its end, waiting for its turn.
@@ -181,7 +180,8 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         if event is ChannelShouldQuiesceEvent {
-            // Shutting down: finish the answer under way (it says Connection: close), then close.
+            // Shutting down: finish the answer under way (its head says Connection: close unless
+            // it is already out), then close once its last bytes are written.
             quiescing = true
             queued.removeAll()
             if exchange == nil, responsesBeingSent == 0 { context.close(promise: nil) }
@@ -250,9 +250,13 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
             do {
                 try Self.append(file, range: answer.range, to: &buffer)
             } catch {
+                // The head is not out yet, but it is encoded: the connection cannot go on.
+                if let exchange { log(exchange, note: " (\(error))") }
+                exchange = nil
                 context.close(promise: nil)
                 return
             }
+            if answer.range.count > Self.inlineBodyLimit { exchange?.awaitsWrites = true }
             return finish(context: context, last: buffer)
         }
         let head = startResponse(answer.response, source: source, context: context)
@@ -294,15 +298,22 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         guard var exchange else { return buffer }
         let status = response.status
         let hasBody = exchange.head.method != .HEAD && status >= 200 && status != 204 && status != 304
-        // Answers of the server's own and local files always carry their length.
-        let hasLength = source != "origin" || response.headers.contains { asciiCaseInsensitiveEqual($0.name, "Content-Length") }
+        // Answers of the server's own and local files carry one valid length; an origin's is
+        // used only when it is a single number, else dropped and the body framed otherwise.
+        var fields = response.headers
+        var hasLength = true
+        if source == "origin" {
+            let lengths = fields.filter { asciiCaseInsensitiveEqual($0.name, "Content-Length") }
+            hasLength = lengths.count == 1 && UInt64(lengths[0].value) != nil
+            if !hasLength { fields.removeAll { asciiCaseInsensitiveEqual($0.name, "Content-Length") } }
+        }
         let isHTTP11 = exchange.head.version.major == 1 && exchange.head.version.minor >= 1
         exchange.chunked = hasBody && !hasLength && isHTTP11
         exchange.closes = !exchange.head.isKeepAlive || quiescing || (hasBody && !hasLength && !isHTTP11)
         let connection: StaticString? = exchange.closes ? "close" : (isHTTP11 ? nil : "keep-alive")
-        ResponseHead.write(status: status, fields: response.headers, untrusted: source == "origin", source: source,
+        ResponseHead.write(status: status, fields: fields, untrusted: source == "origin", source: source,
                            framing: exchange.chunked ? .chunked : .length, connection: connection, into: &buffer)
-        if hasBody, let length = response.header("Content-Length").flatMap({ Int($0) }) {
+        if hasBody, hasLength, let length = response.header("Content-Length").flatMap({ Int($0) }) {
             exchange.promisedBytes = length
         }
         exchange.status = status
@@ -353,8 +364,11 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
         responsesBeingSent += 1
         context.writeAndFlush(wrapOutboundOut(.byteBuffer(final))).whenComplete { _ in
-            handler.value.responsesBeingSent -= 1
-            if closes { channel.close(promise: nil) }
+            let handler = handler.value
+            handler.responsesBeingSent -= 1
+            // A shutdown that began while these bytes were on their way closes now.
+            let idleAtShutdown = handler.quiescing && handler.exchange == nil && handler.responsesBeingSent == 0
+            if closes || idleAtShutdown { channel.close(promise: nil) }
         }
         log(exchange)
         if !closes { respondToNextQueued(context: context) }

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// Largest gzip output for `length` input bytes.
+/// Largest gzip output for `length` input bytes (0: too large).
 size_t pkg_gzip_bound(size_t length);
 
 /// Gzips `length` bytes at `input` at level 9 into `output` (capacity `*output_length`),

@@ -7,7 +7,7 @@ import Glibc
 /// css, json, source maps, svg, xml, plain text, wasm), which the resolver
 /// serves to clients that accept them: brotli at quality 11, gzip at level 9,
 /// both deterministic. A coding is kept only when it saves at least a tenth of
-/// the file and more than the `Content-Encoding` and `Vary` fields it adds
+/// the file and at least the `Content-Encoding` and `Vary` fields it adds
 /// (``minimumSaving``); files under ``minimumSize`` and siblings the bundle
 /// already has are left alone.
 public enum Precompressor {

@@ -24,9 +24,9 @@ public struct ResolverConfiguration: Sendable {
     public var packageRescanMilliseconds: Int
     /// Connect timeout for origin requests.
     public var connectTimeoutMilliseconds: Int
-    /// How long a task that takes nothing may pause an origin fetch that another
-    /// task or the overlay write is waiting on; then it fails and the fetch goes
-    /// on without it. Keep it below the origin's send timeout (nginx: 60 s).
+    /// How long a task whose window stays full may pause an origin fetch that
+    /// another task or the overlay write is waiting on; then it fails and the
+    /// fetch goes on without it. Keep it below the origin's send timeout (nginx: 60 s).
     public var stalledReaderSeconds: Double
 
     /// A configuration; the defaults fetch misses from `https://HOST` with the system's CAs.

@@ -101,12 +101,17 @@ final class PackageMount: @unchecked Sendable {
     }
 
     /// The codings the version holds `relativePath` in besides identity: its
-    /// `.br` and `.gz` siblings. Remembered per file after the first look.
+    /// `.br` and `.gz` siblings, by a look at their names (only the one a request
+    /// chooses is opened, by ``file(at:)``). Remembered per file after the first look.
     func codings(besides relativePath: String) -> Set<ContentCoding> {
         if let known = memory.withLock({ $0.codings[relativePath] }) { return known }
         var found = Set<ContentCoding>()
-        for coding in ContentCoding.allCases where file(at: relativePath + coding.fileSuffix) != nil {
-            found.insert(coding)
+        for coding in ContentCoding.allCases {
+            var info = stat()
+            if fstatat(directoryDescriptor, relativePath + coding.fileSuffix, &info, AT_SYMLINK_NOFOLLOW) == 0,
+               (info.st_mode & S_IFMT) == S_IFREG {
+                found.insert(coding)
+            }
         }
         memory.withLock { memory in
             if memory.codings.count < Self.codingsLimit { memory.codings[relativePath] = found }

@@ -145,7 +145,7 @@ final class StallingTask: ResourceTask, @unchecked Sendable {
         #expect(reading.outcome == "finish")
         #expect(reading.bytes == Self.large)
         let outcome = try #require(stalled.outcome)
-        #expect(outcome.hasPrefix("fail: ") && outcome.contains("took nothing for 1 s"), "\(outcome)")
+        #expect(outcome.hasPrefix("fail: ") && outcome.contains("made no room for 1 s"), "\(outcome)")
         #expect(stalled.receivedCount <= Self.window + 64 * 1024)
     }
 

@@ -51,22 +51,59 @@ import Testing
 
     @Test func pipelinedRequestsWaitInOrderBehindAnOriginAnswer() throws {
         try withServer { port in
-            // One origin answer, then more local requests than the handler queues before it stops reading.
-            let local = (0..<(PreviewHandler.queuedRequestLimit + 3)).map { index in
+            // An origin answer first (it takes over 0.2 s), then more local requests than the
+            // handler queues before it stops reading; the rest comes later, so it is read only
+            // if reading resumes once the queue drains.
+            let local = (0..<(PreviewHandler.queuedRequestLimit + 2)).map { index in
                 "GET /app/css/style.css?n=\(index) HTTP/1.1\r\nHost: x\r\n\r\n"
             }
-            let requests = "GET /blob.bin HTTP/1.1\r\nHost: x\r\n\r\n" + local.joined()
-                + "GET /app/index.html HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-            let answer = try HTTPExchange.rawBytes(Array(requests.utf8), port: port, timeout: 10)
-            let text = String(decoding: answer, as: UTF8.self)
-            let statuses = text.components(separatedBy: "HTTP/1.1 200 OK").count - 1
-            #expect(statuses == local.count + 2, "\(statuses) answers")
-            let chunked = try #require(text.range(of: "Transfer-Encoding: chunked"))
-            let firstStyle = try #require(text.range(of: "text/css"))
-            let page = try #require(text.range(of: "text/html"))
-            #expect(chunked.lowerBound < firstStyle.lowerBound && firstStyle.lowerBound < page.lowerBound,
-                    "answers out of order")
-            #expect(text.hasSuffix("</html>\n") || text.hasSuffix("</html>"), "the last answer is the page")
+            let first = "GET /blob.bin HTTP/1.1\r\nHost: x\r\n\r\n" + local.joined()
+            let later = local.joined() + "GET /app/index.html HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            let connection = try RawConnection(port: port, timeout: 10)
+            #expect(connection.send(Array(first.utf8)))
+            Thread.sleep(forTimeInterval: 0.1)
+            #expect(connection.send(Array(later.utf8)))
+            let text = String(decoding: connection.readToEnd().bytes, as: UTF8.self)
+            let types = text.components(separatedBy: "\r\n").filter { $0.hasPrefix("Content-Type: ") }
+                .map { String($0.dropFirst("Content-Type: ".count)) }
+            let expected = ["application/octet-stream"] + Array(repeating: "text/css; charset=utf-8", count: 2 * local.count)
+                + ["text/html; charset=utf-8"]
+            #expect(types == expected, "answers out of order or missing: \(types)")
+            #expect(text.components(separatedBy: "HTTP/1.1 200 OK").count - 1 == expected.count)
         }
+    }
+
+    @Test func aShutdownWhileAnAnswerIsStillBeingWrittenClosesOnceItIsOut() throws {
+        // A package file too large for memory goes out with sendfile; the client reads its
+        // head, then nothing while the server shuts down, then the rest.
+        let large = temp.path + "/large"
+        let size = 16 << 20
+        try FileManager.default.createDirectory(atPath: large, withIntermediateDirectories: true)
+        // Random bytes: zeros would trip the zip-bomb ratio limit on install.
+        let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom")).readData(ofLength: size)
+        try random.write(to: URL(fileURLWithPath: large + "/large.bin"))
+        try Publisher(outputDirectory: temp.path + "/origin").publish(source: large, name: "large", version: "1",
+                                                                    routes: ["www.example.com/large"])
+        #expect(try Updater(store: store, manifestURL: "file://" + temp.path + "/origin/manifest.json").run().succeeded)
+        let resolver = try Resolver(store: store)
+        let server = PreviewServer(resolver: resolver, configuration: PreviewServerConfiguration(
+            port: 0, defaultHost: "www.example.com"))
+        let port = try #require(try server.start().port)
+        let connection = try RawConnection(port: port, timeout: 10)
+        #expect(connection.send(Array("GET /large/large.bin HTTP/1.1\r\nHost: x\r\n\r\n".utf8)))
+        let head = connection.read { String(decoding: $0, as: UTF8.self).contains("\r\n\r\n") }
+        #expect(String(decoding: head, as: UTF8.self).hasPrefix("HTTP/1.1 200 OK"))
+        let shutDown = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            try? server.shutdown()
+            shutDown.signal()
+        }
+        Thread.sleep(forTimeInterval: 0.5)
+        // Keep-alive was asked for, yet the connection ends once the answer is out.
+        let (rest, reset) = connection.readToEnd()
+        #expect(!reset, "the connection was reset (the idle timeout) instead of closed after the answer")
+        let headLength = try #require(head.firstRange(of: Array("\r\n\r\n".utf8))).upperBound
+        #expect(head.count - headLength + rest.count == size, "the answer was cut short")
+        #expect(shutDown.wait(timeout: .now() + 5) == .success, "shutdown waited on a connection whose answer was out")
     }
 }

@@ -27,7 +27,7 @@ struct UpstreamPlan: Sendable {
 ///
 /// Pace: before each chunk, every live task must have room in its window;
 /// otherwise the transfer pauses, and the first task to drain (or leave) asks
-/// the loop to resume it. A task that takes nothing for
+/// the loop to resume it. A task whose window stays too full to go on for
 /// ``ResolverConfiguration/stalledReaderSeconds`` while it holds back another
 /// task or the overlay write fails and is dropped, so one stalled reader cannot
 /// hold a shared fetch past the origin's own send timeout.
@@ -160,7 +160,7 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
         lock.unlock()
         guard drop else { return }
         let seconds = limit.formatted(.number.precision(.fractionLength(0...1)))
-        entry.fail(PkgError(.transferFailed, "\(plan.url): the reader took nothing for \(seconds) s while the fetch "
+        entry.fail(PkgError(.transferFailed, "\(plan.url): the reader made no room for \(seconds) s while the fetch "
                             + "it shares waited; it was dropped"))
         requestResume()
     }
