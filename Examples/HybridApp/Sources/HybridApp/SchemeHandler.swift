@@ -108,6 +108,8 @@ final class SchemeHandler: @unchecked Sendable {
         Log.line(line)
     }
 
+    /// The request's header fields, without `Accept-Encoding`: WebKit passes a custom-scheme
+    /// body to the page as it is, so a precompressed (`.br`/`.gz`) answer must never be chosen.
     private static func headers(of webRequest: UnsafeMutablePointer<WebKitURISchemeRequest>) -> [(name: String, value: String)] {
         guard let headers = webkit_uri_scheme_request_get_http_headers(webRequest) else { return [] }
         var fields: [(name: String, value: String)] = []
@@ -116,7 +118,10 @@ final class SchemeHandler: @unchecked Sendable {
         var name: UnsafePointer<CChar>?
         var value: UnsafePointer<CChar>?
         while soup_message_headers_iter_next(&iterator, &name, &value) != 0 {
-            if let name, let value { fields.append((String(cString: name), String(cString: value))) }
+            guard let name, let value else { continue }
+            let field = String(cString: name)
+            if field.lowercased() == "accept-encoding" { continue }
+            fields.append((field, String(cString: value)))
         }
         return fields
     }
