@@ -203,7 +203,7 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         guard let url = RequestTarget.resourceURL(for: head, scheme: configuration.scheme,
                                                   defaultHost: configuration.defaultHost) else {
-            return sendError(.badRequest, "request target '\(head.uri)' names no resource", context: context)
+            return sendError(.badRequest, "request target '\(head.uri.escapedForMessage)' names no resource", context: context)
         }
         let body = queuedRequest.body.map { Array($0.readableBytesView) } ?? []
         let request = ResourceRequest(url: url, method: head.method.rawValue,
@@ -226,7 +226,7 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
         }
         if configuration.offline {
-            return sendError(.notFound, "\(url) is in no installed package (offline)", context: context)
+            return sendError(.notFound, "\(url.escapedForMessage) is in no installed package (offline)", context: context)
         }
         let task = ChannelResourceTask(request: request, resolver: resolver, handler: self, context: context)
         upstreamTask = task
