@@ -301,21 +301,22 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         // Answers of the server's own and local files carry one valid length; an origin's is
         // used only when it is a single number, else dropped and the body framed otherwise.
         var fields = response.headers
-        var hasLength = true
+        let declaredLength: Int?
         if source == "origin" {
             let lengths = fields.filter { asciiCaseInsensitiveEqual($0.name, "Content-Length") }
-            hasLength = lengths.count == 1 && UInt64(lengths[0].value) != nil
-            if !hasLength { fields.removeAll { asciiCaseInsensitiveEqual($0.name, "Content-Length") } }
+            declaredLength = lengths.count == 1 ? UInt64(lengths[0].value).flatMap { Int(exactly: $0) } : nil
+            if declaredLength == nil { fields.removeAll { asciiCaseInsensitiveEqual($0.name, "Content-Length") } }
+        } else {
+            declaredLength = response.header("Content-Length").flatMap { Int($0) }
         }
+        let hasLength = source != "origin" || declaredLength != nil
         let isHTTP11 = exchange.head.version.major == 1 && exchange.head.version.minor >= 1
         exchange.chunked = hasBody && !hasLength && isHTTP11
         exchange.closes = !exchange.head.isKeepAlive || quiescing || (hasBody && !hasLength && !isHTTP11)
         let connection: StaticString? = exchange.closes ? "close" : (isHTTP11 ? nil : "keep-alive")
         ResponseHead.write(status: status, fields: fields, untrusted: source == "origin", source: source,
                            framing: exchange.chunked ? .chunked : .length, connection: connection, into: &buffer)
-        if hasBody, hasLength, let length = response.header("Content-Length").flatMap({ Int($0) }) {
-            exchange.promisedBytes = length
-        }
+        if hasBody { exchange.promisedBytes = declaredLength }
         exchange.status = status
         exchange.source = source
         exchange.awaitsWrites = source == "origin"

@@ -10,15 +10,7 @@ struct PrometheusScrape {
         let value: Double
     }
 
-    static let parserIsInstalled: Bool = {
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["python3", "-c", "import prometheus_client.parser"]
-        probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { return false }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0
-    }()
+    static let parserIsInstalled = pythonModuleIsInstalled("prometheus_client.parser")
 
     let samples: [Sample]
 
@@ -26,26 +18,19 @@ struct PrometheusScrape {
     init(_ text: Data) throws {
         let input = try TemporaryDirectory(prefix: "pkgctl-scrape")
         let file = try input.write(Array(text), to: "metrics.txt")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", """
-            import json, sys
-            from prometheus_client.parser import text_string_to_metric_families
-            text = open(sys.argv[1], encoding="utf-8").read()
-            print(json.dumps([{"name": s.name, "labels": s.labels, "value": s.value}
-                              for family in text_string_to_metric_families(text) for s in family.samples]))
-            """, file]
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let json = output.fileHandleForReading.readDataToEndOfFile()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestSupportError("prometheus-client refused the scrape: " + String(decoding: message, as: UTF8.self))
+        let json: String
+        do {
+            json = try runCommand("/usr/bin/env", ["python3", "-c", """
+                import json, sys
+                from prometheus_client.parser import text_string_to_metric_families
+                text = open(sys.argv[1], encoding="utf-8").read()
+                print(json.dumps([{"name": s.name, "labels": s.labels, "value": s.value}
+                                  for family in text_string_to_metric_families(text) for s in family.samples]))
+                """, file])
+        } catch {
+            throw TestSupportError("prometheus-client refused the scrape: \(error)")
         }
-        samples = try JSONDecoder().decode([Sample].self, from: json)
+        samples = try JSONDecoder().decode([Sample].self, from: Data(json.utf8))
     }
 
     /// The value of the sample `name` with exactly `labels`; nil when there is none.

@@ -3,15 +3,7 @@ import Testing
 
 /// REDbot, "lint for HTTP" (PyPI `redbot`), run as its command line does.
 enum Redbot {
-    static let isInstalled: Bool = {
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["python3", "-c", "import redbot"]
-        probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { return false }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0
-    }()
+    static let isInstalled = pythonModuleIsInstalled("redbot")
 
     /// A note REDbot made about one answer.
     struct Note: Decodable {
