@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <string.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
 #ifdef __linux__
@@ -39,4 +40,11 @@ int pkg_exchange(const char *a, const char *b) {
     errno = ENOSYS;
     return -1;
 #endif
+}
+
+int pkg_name_this_thread(const char *name) {
+    char truncated[16];
+    strncpy(truncated, name, sizeof truncated - 1);
+    truncated[sizeof truncated - 1] = '\0';
+    return pthread_setname_np(pthread_self(), truncated);
 }

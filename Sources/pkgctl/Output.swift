@@ -1,22 +1,36 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 import PkgCore
 
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Writing to stdout and stderr.
 enum Output {
     static func printError(_ line: String) {
-        FileHandle.standardError.write(Data(("pkgctl: " + line + "\n").utf8))
+        write(Array(("pkgctl: " + line + "\n").utf8), to: STDERR_FILENO)
     }
 
     static func printJSON(_ value: some Encodable) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(value)
-        FileHandle.standardOutput.write(data + Data("\n".utf8))
+        write(Array(data) + [UInt8(ascii: "\n")], to: STDOUT_FILENO)
+    }
+
+    /// Writes all of `bytes` to `descriptor` unbuffered (so it is not held back
+    /// behind `print`'s buffer); gives up quietly when the reader is gone.
+    static func write(_ bytes: [UInt8], to descriptor: Int32) {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                offset += written
+            }
+        }
     }
 
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import PkgCore
 
 /// What the encoded siblings of a published version weigh, read back from its
@@ -32,7 +32,7 @@ struct PrecompressionSummary {
             let share = original == 0 ? 0 : Double(bytes) * 100 / Double(original)
             let count = files[coding] ?? 0
             return "\(coding.rawValue) \(count) file\(count == 1 ? "" : "s") \(original) → \(bytes) bytes "
-                + "(\(String(format: "%.1f", share)) %)"
+                + "(\(DecimalText.tenths(share)) %)"
         }
         return "precompressed: " + (parts.isEmpty ? "nothing" : parts.joined(separator: ", "))
     }

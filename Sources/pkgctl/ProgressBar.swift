@@ -1,14 +1,18 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PkgCore
+import Synchronization
 
 /// A one-line download bar on stderr, redrawn in place; only used on a terminal.
-final class ProgressBar: @unchecked Sendable {
-    private let lock = NSLock()
-    private var lastDraw = Date.distantPast
+final class ProgressBar: Sendable {
+    /// When the bar was last drawn; held while drawing, so lines never interleave.
+    private let lastDraw = Mutex(Date.distantPast)
 
     func handle(_ event: UpdateEvent) {
-        lock.lock()
-        defer { lock.unlock() }
+        lastDraw.withLock { lastDraw in handle(event, lastDraw: &lastDraw) }
+    }
+
+    private func handle(_ event: UpdateEvent, lastDraw: inout Date) {
         switch event {
         case .downloading(let name, let version, let received, let total):
             guard received == total || Date().timeIntervalSince(lastDraw) > 0.1 else { return }
@@ -26,6 +30,6 @@ final class ProgressBar: @unchecked Sendable {
     }
 
     private func draw(_ text: String) {
-        FileHandle.standardError.write(Data("\r\u{1B}[2K\(text)".utf8))
+        Output.write(Array("\r\u{1B}[2K\(text)".utf8), to: STDERR_FILENO)
     }
 }

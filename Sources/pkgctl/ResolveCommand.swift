@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import Dispatch
+import FoundationEssentials
 import PkgCore
 
 /// `pkgctl resolve`: what the resolver would do with one request, and optionally do it.

@@ -1,7 +1,8 @@
 import ArgumentParser
 import CoreMetrics
 import Dispatch
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import PkgCore
 import PkgServer
@@ -83,7 +84,7 @@ struct ServeCommand: ParsableCommand {
         let banner = "serving \(packageStore.layout.root) on http://\(shownHost):\(address.port ?? port)\(entry)"
             + (host.map { " (as \($0))" } ?? "")
             + (metrics.map { "; metrics on http://\(shownHost):\($0.address.port ?? 0)/metrics" } ?? "") + "\n"
-        FileHandle.standardOutput.write(Data(banner.utf8))
+        Output.write(Array(banner.utf8), to: STDOUT_FILENO)
 
         // A parent may have started us with these blocked (e.g. a test runner's thread).
         var stopSignals = sigset_t()

@@ -15,4 +15,8 @@ int pkg_open_beneath(int dirfd, const char *path, int flags);
  * Returns 0, or -1 with errno (EINVAL where the filesystem cannot exchange). */
 int pkg_exchange(const char *a, const char *b);
 
+/* pthread_setname_np(3) on the calling thread: names it for ps, top and gdb
+ * (glibc keeps the first 15 bytes). Returns 0 or an error number. */
+int pkg_name_this_thread(const char *name);
+
 #endif

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The list of packages an origin publishes (schema v1, see the README).
 ///
@@ -98,8 +98,7 @@ extension DecodingError {
         case .valueNotFound(let type, let context):
             return "\(path(context)): expected \(type), found null"
         case .dataCorrupted(let context):
-            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
-            return "\(path(context)): \(underlying ?? context.debugDescription)"
+            return "\(path(context)): \(context.debugDescription)"
         @unknown default:
             return "\(self)"
         }

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// One package of a ``Manifest``: which version to install and where its zip is.
 public struct ManifestEntry: Codable, Sendable, Hashable {

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The files of one published version, as `pack` writes it to
 /// `OUT/index/NAME-VERSION.json` for per-file delta updates: each file's path,

@@ -1,5 +1,6 @@
 import Crypto
-import Foundation
+import FoundationEssentials
+import Glibc
 
 /// Packs a source tree into `OUT/NAME-VERSION.zip` and lists it in
 /// `OUT/manifest.json` (adding the package, or replacing its entry): what an
@@ -150,7 +151,7 @@ public struct Publisher: Sendable {
             let sha256 = SHA256.hash(data: bytes).hexString
             let object = outputDirectory + "/" + PublishedFileIndex.objectPath(sha256)
             if !FileSystem.exists(object) {
-                try FileSystem.makeDirectories((object as NSString).deletingLastPathComponent)
+                try FileSystem.makeDirectories(PathName.parent(object))
                 try FileSystem.writeAtomically(bytes, to: object)
             }
             files.append(.init(path: path, sha256: sha256, size: UInt64(bytes.count),

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 
-/// HTTP dates (RFC 9110 §5.6.7) in their one preferred form, IMF-fixdate:
+/// HTTP dates (RFC 9110 §5.6.7), written in their one preferred form, IMF-fixdate:
 /// `Sun, 06 Nov 1994 08:49:37 GMT`. Hand-written because it runs per response
 /// and Foundation's formatters cost microseconds and pull in ICU.
 public enum HTTPDate {
@@ -19,23 +19,38 @@ public enum HTTPDate {
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
     }
 
-    /// Seconds since the epoch of an IMF-fixdate; nil for anything else (the
-    /// obsolete RFC 850 and asctime forms included: a condition that cannot be
-    /// read is ignored, which only costs a full answer).
+    /// Seconds since the epoch of an HTTP date in any of the three forms a recipient
+    /// must accept: IMF-fixdate, the obsolete RFC 850 form (`Sunday, 06-Nov-94 08:49:37 GMT`,
+    /// a two-digit year below 70 read as 20YY) and asctime (`Sun Nov  6 08:49:37 1994`);
+    /// nil for anything else.
     public static func parse(_ text: String) -> Int64? {
         let fields = text.split(separator: " ")
-        guard fields.count == 6, fields[0].count == 4, fields[0].hasSuffix(","), fields[5] == "GMT",
-              let day = Int32(fields[1]), fields[1].count == 2,
-              let month = months.firstIndex(where: { $0 == fields[2] }),
-              let year = Int32(fields[3]), fields[3].count == 4 else { return nil }
-        let clock = fields[4].split(separator: ":")
-        guard clock.count == 3, clock.allSatisfy({ $0.count == 2 }),
-              let hour = Int32(clock[0]), let minute = Int32(clock[1]), let second = Int32(clock[2]),
-              (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+        let day: Substring, month: Substring, year: Int32, clock: Substring
+        switch fields.count {
+        case 6 where fields[0].count == 4 && fields[0].hasSuffix(",") && fields[5] == "GMT"
+            && fields[1].count == 2 && fields[3].count == 4:
+            guard let fullYear = Int32(fields[3]) else { return nil }
+            (day, month, year, clock) = (fields[1], fields[2], fullYear, fields[4])
+        case 4 where fields[0].hasSuffix(",") && fields[3] == "GMT":
+            let date = fields[1].split(separator: "-", omittingEmptySubsequences: false)
+            guard date.count == 3, date[0].count == 2, date[2].count == 2, let shortYear = Int32(date[2]) else { return nil }
+            (day, month, year, clock) = (date[0], date[1], shortYear + (shortYear < 70 ? 2000 : 1900), fields[2])
+        case 5 where fields[0].count == 3 && fields[4].count == 4:
+            guard let fullYear = Int32(fields[4]) else { return nil }
+            (day, month, year, clock) = (fields[2], fields[1], fullYear, fields[3])
+        default:
+            return nil
+        }
+        let time = clock.split(separator: ":")
+        guard (1...2).contains(day.count), let dayOfMonth = Int32(day),
+              let monthIndex = months.firstIndex(where: { $0 == month }),
+              time.count == 3, time.allSatisfy({ $0.count == 2 }),
+              let hour = Int32(time[0]), let minute = Int32(time[1]), let second = Int32(time[2]),
+              (1...31).contains(dayOfMonth), hour < 24, minute < 60, second < 61 else { return nil }
         var parts = tm()
         parts.tm_year = year - 1900
-        parts.tm_mon = Int32(month)
-        parts.tm_mday = day
+        parts.tm_mon = Int32(monthIndex)
+        parts.tm_mday = dayOfMonth
         parts.tm_hour = hour
         parts.tm_min = minute
         parts.tm_sec = second

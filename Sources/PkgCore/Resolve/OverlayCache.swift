@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -113,7 +113,7 @@ final class OverlayWriter: @unchecked Sendable {
         close(descriptor)
         descriptor = -1
         guard ok else { unlink(temporary); return false }
-        let parent = (destination as NSString).deletingLastPathComponent
+        let parent = PathName.parent(destination)
         do { try FileSystem.makeDirectories(parent) } catch { unlink(temporary); return false }
         if rename(temporary, destination) != 0 { unlink(temporary); return false }
         return true

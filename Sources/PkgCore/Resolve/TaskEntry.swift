@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The state of one started task: the gate every delivery passes through and
 /// its flow-control window. See ``TaskTable`` and ``TaskDelivery``.
@@ -16,7 +16,7 @@ final class TaskEntry: @unchecked Sendable {
     private let window: Int
     private let consumesOnReturn: Bool
     private weak var table: TaskTable?
-    private let lock = NSRecursiveLock()
+    private let lock = RecursiveLock()
     private var phase = Phase.started
     private var stopped = false
     private var cancellation: (@Sendable () -> Void)?

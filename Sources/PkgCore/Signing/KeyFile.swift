@@ -35,7 +35,7 @@ enum KeyFile {
             throw PkgError(.invalidKey, "\(path) is not a PEM key file")
         }
         do {
-            return try PEMDocument(pemString: text.trimmingCharacters(in: .whitespacesAndNewlines))
+            return try PEMDocument(pemString: text.trimmingWhitespace())
         } catch {
             throw PkgError(.invalidKey, "\(path) is not a PEM key file")
         }

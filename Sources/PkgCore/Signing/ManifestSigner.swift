@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Signs manifests for publishing: raises the sequence, sets the expiry and
 /// wraps the manifest in a DSSE envelope signed by every key.

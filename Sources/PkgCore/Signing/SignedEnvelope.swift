@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A DSSE envelope (the signing format of in-toto and Sigstore): the payload's
 /// exact bytes in base64, its type, and signatures over

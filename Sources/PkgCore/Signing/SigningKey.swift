@@ -1,5 +1,6 @@
 import Crypto
-import Foundation
+import FoundationEssentials
+import Glibc
 import SwiftASN1
 
 /// An Ed25519 private key that signs manifests, read from or written to a
@@ -41,8 +42,8 @@ public struct SigningKey: Sendable {
         var info = stat()
         guard stat(path, &info) == 0 else { throw fileSystemError("stat", path) }
         if info.st_mode & 0o077 != 0 {
-            throw PkgError(.invalidKey, String(format: "private key %@ is accessible by others (mode %o); run chmod 600 on it",
-                                               path, info.st_mode & 0o777))
+            throw PkgError(.invalidKey, "private key \(path) is accessible by others (mode "
+                                               + String(info.st_mode & 0o777, radix: 8) + "); run chmod 600 on it")
         }
         guard let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw) else {
             throw PkgError(.invalidKey, "\(path) is not an Ed25519 private key (PKCS#8)")

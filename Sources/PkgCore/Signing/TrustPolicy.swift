@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 
 /// Which manifests a device accepts. With no trusted keys every well-formed
 /// manifest is used as it comes (unauthenticated, as with schema v1), unless

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The newest signed manifest this store has accepted, persisted in
 /// `ROOT/state/trust.json`: its sequence is the floor below which no manifest

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 import SwiftASN1
 
 /// An Ed25519 public key that manifests may be signed by, read from an SPKI

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// A version switched in on trial: it serves at once, but until it is
 /// confirmed the store remembers the version it replaced, and a revert

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension PackageStore {
     /// This device's id for staged rollouts, kept in `ROOT/state/device-id`:
@@ -6,7 +6,7 @@ extension PackageStore {
     /// rollout across runs. Expects the store lock when it may create one.
     public func deviceID() throws -> String {
         if let bytes = try FileSystem.read(layout.deviceID) {
-            let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let text = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
             if !text.isEmpty { return text }
         }
         let id = UUID().uuidString.lowercased()

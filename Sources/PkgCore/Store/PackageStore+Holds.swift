@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 extension PackageStore {
     /// Versions of `name` that `update` will not install while the manifest names

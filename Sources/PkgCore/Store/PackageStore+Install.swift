@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -145,6 +145,6 @@ extension UInt64 {
             value /= 1000
             unit += 1
         }
-        return unit == 0 ? "\(self) B" : String(format: "%.1f %@", value, units[unit])
+        return unit == 0 ? "\(self) B" : "\(DecimalText.tenths(value)) \(units[unit])"
     }
 }

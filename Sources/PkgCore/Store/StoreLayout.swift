@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Where everything lives under a store root:
 ///
@@ -23,14 +23,14 @@ public struct StoreLayout: Sendable, Hashable {
     /// A layout under `root` (made absolute against the working directory).
     public init(root: String) {
         let absolute = root.hasPrefix("/") ? root : FileManager.default.currentDirectoryPath + "/" + root
-        self.root = (absolute as NSString).standardizingPath
+        self.root = PathName.standardized(absolute)
     }
 
     /// The default root: `$PKGCTL_ROOT`, else `$XDG_DATA_HOME/pkgctl`, else `~/.local/share/pkgctl`.
     public static func defaultRoot(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let root = environment["PKGCTL_ROOT"], !root.isEmpty { return root }
         if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") { return data + "/pkgctl" }
-        let home = environment["HOME"] ?? NSHomeDirectory()
+        let home = environment["HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path
         return home + "/.local/share/pkgctl"
     }
 

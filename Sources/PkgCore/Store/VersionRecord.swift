@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// What the store knows of one installed version: the manifest entry it came
 /// from, when it was installed, and its file index. Written before the version

@@ -1,5 +1,5 @@
 import CSystemShims
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,7 +19,7 @@ enum FileSystem {
     /// Creates `path` and any missing parents (mode 0755).
     static func makeDirectories(_ path: String) throws {
         if isDirectory(path) { return }
-        let parent = (path as NSString).deletingLastPathComponent
+        let parent = PathName.parent(path)
         if !parent.isEmpty, parent != path { try makeDirectories(parent) }
         if mkdir(path, 0o755) != 0, errno != EEXIST { throw fileSystemError("mkdir", path) }
     }
@@ -103,7 +103,7 @@ enum FileSystem {
             unlink(temporary)
             throw error
         }
-        try syncDirectory((path as NSString).deletingLastPathComponent)
+        try syncDirectory(PathName.parent(path))
     }
 
     /// Creates `path` with `mode` and writes `bytes` into it, failing when the
@@ -143,8 +143,8 @@ enum FileSystem {
 
     /// `DIR/.tmp-PID-NAME` for `DIR/NAME`.
     private static func temporaryName(beside path: String) -> String {
-        let directory = (path as NSString).deletingLastPathComponent
-        return directory + "/" + temporaryPrefix + "\(getpid())-" + (path as NSString).lastPathComponent
+        let directory = PathName.parent(path)
+        return directory + "/" + temporaryPrefix + "\(getpid())-" + PathName.lastComponent(path)
     }
 
     /// The whole content of a file, or nil when it does not exist.
@@ -187,7 +187,7 @@ enum FileSystem {
             unlink(temporary)
             throw error
         }
-        try syncDirectory((path as NSString).deletingLastPathComponent)
+        try syncDirectory(PathName.parent(path))
     }
 
     /// Bytes and inodes an unprivileged writer may still use on the filesystem holding `path`.

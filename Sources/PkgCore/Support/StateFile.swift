@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The JSON files under `ROOT/state` (records, trust, trials): read and written
 /// in one way, dates as ISO 8601, writes atomic.

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import CCurl
 
 /// Blocking HTTP(S) and file:// transfers for `pkgctl update`, on libcurl.

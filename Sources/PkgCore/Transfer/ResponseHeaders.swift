@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The head of the last response of a transfer, collected line by line from libcurl's
 /// header callback. A status line starts a new response (a followed redirect, a
@@ -55,16 +55,8 @@ struct ResponseHeaders {
         if value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
             return Double(value) ?? .infinity  // too many digits to be a sane wait: longer than any cap
         }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        // IMF-fixdate, then the obsolete RFC 850 and asctime forms recipients must accept.
-        for format in ["EEE, dd MMM yyyy HH:mm:ss 'GMT'", "EEEE, dd-MMM-yy HH:mm:ss 'GMT'", "EEE MMM d HH:mm:ss yyyy"] {
-            formatter.dateFormat = format
-            let text = format.hasPrefix("EEE MMM") ? value.split(separator: " ").joined(separator: " ") : value
-            if let date = formatter.date(from: text) { return max(0, date.timeIntervalSince(now)) }
-        }
-        return nil
+        guard let date = HTTPDate.parse(value) else { return nil }
+        return max(0, Double(date) - now.timeIntervalSince1970)
     }
 
     /// The first byte position of a `Content-Range: bytes FIRST-LAST/LENGTH` header.

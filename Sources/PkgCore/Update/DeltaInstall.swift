@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -159,7 +159,7 @@ struct DeltaInstall {
         for file in plan.index.files {
             let source = plan.local[file.sha256] ?? objectPath(file.sha256)
             let target = staging + "/" + file.path
-            try FileSystem.makeDirectories((target as NSString).deletingLastPathComponent)
+            try FileSystem.makeDirectories(PathName.parent(target))
             if link(source, target) != 0 {
                 guard errno == EMLINK, let bytes = try FileSystem.read(source) else {
                     throw fileSystemError("link \(source) to", target)

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -81,6 +81,6 @@ public struct HealthCheck: Sendable, Hashable {
     }
 
     private static func seconds(_ interval: TimeInterval) -> String {
-        interval == interval.rounded() ? "\(Int(interval)) s" : String(format: "%.1f s", interval)
+        DecimalText.tenths(interval, droppingZeroTenth: true) + " s"
     }
 }

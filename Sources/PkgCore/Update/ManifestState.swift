@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The validators of the last manifest whose every package was installed, so
 /// the next run can ask the origin "changed since?" and stop at a 304. They

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Brings a store up to date with a manifest: fetches it conditionally, then,
 /// for every package whose version for this device (its staged rollout and

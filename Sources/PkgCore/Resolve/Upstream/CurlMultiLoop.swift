@@ -1,5 +1,6 @@
 import CCurl
-import Foundation
+import Dispatch
+import FoundationEssentials
 import Synchronization
 
 /// One libcurl multi handle driven by its own thread with a
@@ -38,9 +39,7 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     private func startIfNeeded() {
         guard started.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
-        let thread = Thread { [self] in run() }
-        thread.name = "pkgctl.upstream"
-        thread.start()
+        DetachedThread.start(name: "pkgctl.upstream") { [self] in run() }
     }
 
     /// Starts `transfer`; its callbacks then run on the loop thread.

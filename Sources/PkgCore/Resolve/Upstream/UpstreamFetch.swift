@@ -1,5 +1,6 @@
 import Dispatch
-import Foundation
+import FoundationEssentials
+import NIOConcurrencyHelpers
 
 /// What to ask the origin for one request.
 struct UpstreamPlan: Sendable {
@@ -34,7 +35,7 @@ struct UpstreamPlan: Sendable {
 final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
     let plan: UpstreamPlan
     private unowned let owner: UpstreamFetcher
-    private let lock = NSLock()
+    private let lock = NIOLock()
     private var subscribers: [TaskEntry] = []
     private var headArrived = false
     private var cancelRequested = false
@@ -159,7 +160,7 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
         }
         lock.unlock()
         guard drop else { return }
-        let seconds = limit.formatted(.number.precision(.fractionLength(0...1)))
+        let seconds = DecimalText.tenths(limit, droppingZeroTenth: true)
         entry.fail(PkgError(.transferFailed, "\(plan.url): the reader made no room for \(seconds) s while the fetch "
                             + "it shares waited; it was dropped"))
         requestResume()
@@ -273,7 +274,7 @@ final class UpstreamFetcher: @unchecked Sendable {
     /// How long one reader may pause a fetch that others wait on (``UpstreamFetch``).
     let stalledReaderSeconds: Double
     let metrics: ResolverMetrics
-    private let lock = NSLock()
+    private let lock = NIOLock()
     private var shared: [String: UpstreamFetch] = [:]
     private var inFlight = 0
 
