@@ -1,7 +1,7 @@
 import ArgumentParser
 import PkgCore
 
-struct GCCommand: ParsableCommand {
+struct GCCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gc", abstract: "Remove retained versions beyond the newest N (never the active one), and the objects unfinished delta installs left.")
 
@@ -14,9 +14,9 @@ struct GCCommand: ParsableCommand {
         guard keep >= 1 else { throw ValidationError("--keep must be at least 1") }
     }
 
-    func run() throws {
+    func run() async throws {
+        let store = try await self.store.packageStore()
         let removed = try reportingErrors {
-            let store = store.store
             return try store.locked(onWait: Output.printError) {
                 try store.recover()
                 try store.removeObjects()

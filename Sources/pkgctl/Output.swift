@@ -36,12 +36,16 @@ enum Output {
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
 }
 
-/// Runs `body`, turning a ``PkgError`` into its one-line message on stderr and exit status 1.
+/// Runs `body`, turning a ``PkgError`` or ``ConfigError`` into its one-line message on
+/// stderr and its ``ExitStatus`` (75 for a busy lock, 78 for configuration, else 1).
 func reportingErrors<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as PkgError {
         Output.printError(error.message)
-        throw ExitCode.failure
+        throw ExitCode(error.code == .locked ? ExitStatus.lockBusy : ExitStatus.failure)
+    } catch let error as ConfigError {
+        Output.printError(error.message)
+        throw ExitCode(ExitStatus.config)
     }
 }

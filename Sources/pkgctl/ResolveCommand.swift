@@ -4,7 +4,7 @@ import FoundationEssentials
 import PkgCore
 
 /// `pkgctl resolve`: what the resolver would do with one request, and optionally do it.
-struct ResolveCommand: ParsableCommand {
+struct ResolveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "resolve",
         abstract: "Show how a custom-scheme URL resolves: class, package, version, local file or upstream URL.")
@@ -29,9 +29,10 @@ struct ResolveCommand: ParsableCommand {
     @Flag(help: "Perform the request and print status and byte count.")
     var fetch = false
 
-    func run() throws {
+    func run() async throws {
+        let store = try await self.store.packageStore()
         let configuration = ResolverConfiguration(upstream: upstream, caFile: caFile)
-        let resolver = try reportingErrors { try Resolver(store: store.store, configuration: configuration) }
+        let resolver = try reportingErrors { try Resolver(store: store, configuration: configuration) }
         defer { resolver.shutdown() }
         let request = ResourceRequest(url: url, method: method.uppercased(),
                                       headers: accept.map { [("Accept", $0)] } ?? [])

@@ -8,7 +8,7 @@ import PkgCore
 import PkgServer
 import Prometheus
 
-struct ServeCommand: ParsableCommand {
+struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve the installed packages over local HTTP, for previewing them in a browser.",
@@ -23,11 +23,11 @@ struct ServeCommand: ParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
-    @Option(help: "Port to listen on (0: any free port).")
-    var port: Int = 8080
+    @Option(help: "Port to listen on; 0: any free port (default: 8080).")
+    var port: Int?
 
-    @Option(help: ArgumentHelp("Address to listen on.", valueName: "address"))
-    var bind: String = "127.0.0.1"
+    @Option(help: ArgumentHelp("Address to listen on (default: 127.0.0.1).", valueName: "address"))
+    var bind: String?
 
     @Option(help: ArgumentHelp(
         "Host that /PATH requests are resolved for (default: the first route of the only installed package).",
@@ -52,32 +52,50 @@ struct ServeCommand: ParsableCommand {
         valueName: "port"))
     var metricsPort: Int?
 
-    func validate() throws {
-        guard (0...65535).contains(port) else { throw ValidationError("--port must be 0-65535") }
-        if let metricsPort, !(0...65535).contains(metricsPort) {
-            throw ValidationError("--metrics-port must be 0-65535")
-        }
+    /// The settings this command line gives, above the environment and the config file.
+    private var flags: FlagSettings {
+        var flags = FlagSettings()
+        flags.set("serve.port", port)
+        flags.set("serve.bind", bind)
+        flags.set("serve.default-host", defaultHost)
+        flags.set("serve.upstream", upstream)
+        flags.set("serve.ca-file", caFile)
+        flags.set("serve.offline", offline)
+        flags.set("serve.quiet", quiet)
+        flags.set("serve.metrics-port", metricsPort)
+        return flags
     }
 
-    func run() throws {
-        let packageStore = store.store
+    func run() async throws {
+        let layers = try await store.layers(flags: flags)
+        let (packageStore, settings) = try reportingErrors { (try store.packageStore(layers), try ServeSettings(layers)) }
+        try serve(packageStore, settings)
+    }
+
+    /// Serves until SIGINT or SIGTERM; blocks the calling thread.
+    private func serve(_ packageStore: PackageStore, _ settings: ServeSettings) throws {
+        let bind = settings.bind, port = settings.port
         // Before the resolver and the server make their metric handles.
-        let registry = metricsPort.map { _ in Self.bootstrapMetrics() }
+        let registry = settings.metricsPort.map { _ in Self.bootstrapMetrics() }
         let (server, address, host, metrics) = try reportingErrors {
-            let host = try defaultHost ?? Self.defaultHost(of: packageStore.activePackages())
+            let host = try settings.defaultHost ?? Self.defaultHost(of: packageStore.activePackages())
             let resolver = try Resolver(store: packageStore,
-                                        configuration: ResolverConfiguration(upstream: upstream, caFile: caFile))
-            let accessLog = quiet ? nil : Logger(label: "pkgctl.serve")
+                                        configuration: ResolverConfiguration(upstream: settings.upstream,
+                                                                             caFile: settings.caFile))
+            let accessLog = settings.quiet ? nil : Logger(label: "pkgctl.serve")
             let server = PreviewServer(resolver: resolver,
                                        configuration: PreviewServerConfiguration(bindHost: bind, port: port,
-                                                                                 defaultHost: host, offline: offline,
+                                                                                 defaultHost: host,
+                                                                                 offline: settings.offline,
                                                                                  recordsMetrics: registry != nil),
                                        accessLog: accessLog)
             let metrics = try registry.map { registry in
-                let metrics = MetricsServer(registry: registry, host: bind, port: metricsPort ?? 0)
-                return (server: metrics, address: try listening(on: metrics.port, " for metrics") { try metrics.start() })
+                let metrics = MetricsServer(registry: registry, host: bind, port: settings.metricsPort ?? 0)
+                return (server: metrics, address: try listening(on: bind, metrics.port, " for metrics") {
+                    try metrics.start()
+                })
             }
-            return (server, try listening(on: port) { try server.start() }, host, metrics)
+            return (server, try listening(on: bind, port) { try server.start() }, host, metrics)
         }
         let shownHost = address.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? bind
         let entry = host.flatMap(server.resolver.entryPath(forHost:)) ?? "/"
@@ -105,7 +123,8 @@ struct ServeCommand: ParsableCommand {
     }
 
     /// Starts a server on `bind`:`port`, naming the address (and `purpose`) when it cannot listen.
-    private func listening<Address>(on port: Int, _ purpose: String = "", _ start: () throws -> Address) throws -> Address {
+    private func listening<Address>(on bind: String, _ port: Int, _ purpose: String = "",
+                                    _ start: () throws -> Address) throws -> Address {
         do {
             return try start()
         } catch let error as PkgError {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import PkgCore
 
-struct StatusCommand: ParsableCommand {
+struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status", abstract: "Show each package's active version, its directory and retained versions.")
 
@@ -23,9 +23,9 @@ struct StatusCommand: ParsableCommand {
         var packages: [Package]
     }
 
-    func run() throws {
+    func run() async throws {
+        let store = try await self.store.packageStore()
         let listing = try reportingErrors {
-            let store = store.store
             return Listing(packages: try store.activePackages().map {
                 .init(name: $0.name, version: $0.version, path: $0.directory, retained: $0.retainedVersions,
                       routes: $0.routes, held: try store.heldVersions(of: $0.name),
@@ -36,7 +36,7 @@ struct StatusCommand: ParsableCommand {
             try Output.printJSON(listing)
             return
         }
-        if listing.packages.isEmpty { print("no packages installed under \(store.store.layout.root)") }
+        if listing.packages.isEmpty { print("no packages installed under \(store.layout.root)") }
         for package in listing.packages {
             print("\(package.name) \(package.version)\(package.trial == nil ? "" : " (on trial)")  \(package.path)")
             print("  retained: \(package.retained.joined(separator: ", "))")

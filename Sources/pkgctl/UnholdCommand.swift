@@ -1,7 +1,7 @@
 import ArgumentParser
 import PkgCore
 
-struct UnholdCommand: ParsableCommand {
+struct UnholdCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unhold",
         abstract: "Let update install a package's held-back versions again.")
@@ -11,9 +11,10 @@ struct UnholdCommand: ParsableCommand {
     @Argument(help: "Package name.")
     var name: String
 
-    func run() throws {
+    func run() async throws {
+        let store = try await self.store.packageStore()
         let released = try reportingErrors {
-            try store.store.locked(onWait: Output.printError) { try store.store.unhold(name) }
+            try store.locked(onWait: Output.printError) { try store.unhold(name) }
         }
         print(released.isEmpty ? "\(name): nothing held" : "\(name): released \(released.joined(separator: ", "))")
     }

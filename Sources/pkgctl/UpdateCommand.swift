@@ -2,21 +2,24 @@ import ArgumentParser
 import FoundationEssentials
 import PkgCore
 
-struct UpdateCommand: ParsableCommand {
+struct UpdateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "update",
         abstract: "Install every package whose manifest version differs from the active one.",
         discussion: """
-            Exits 0 when no package failed (held, staged and revoked ones do not fail); otherwise prints \
-            one line per failed package on stderr and exits 1. A failed package keeps its active version.
+            Exits 0 when no package failed (held, staged and revoked ones do not fail), also when nothing \
+            changed; otherwise prints one line per failed package on stderr and exits 1. A failed package \
+            keeps its active version. Exits 75 when --no-wait finds the store locked, 78 when the config \
+            file or a PKGCTL_* setting cannot be used. Every option may instead come from the config file \
+            (update.KEY) or the environment (PKGCTL_UPDATE_KEY); see pkgctl config.
             With --trusted-key, only a manifest signed by one of the keys, not expired and not older than \
             the newest one accepted is used; without, the manifest is not authenticated.
             """)
 
     @OptionGroup var store: StoreOptions
 
-    @Option(help: ArgumentHelp("Manifest URL (http, https or file).", valueName: "url"))
-    var manifest: String
+    @Option(help: ArgumentHelp("Manifest URL (http, https or file); required here or in the config.", valueName: "url"))
+    var manifest: String?
 
     @Option(name: .customLong("ca-file"), help: ArgumentHelp("PEM file of CAs to trust for https.", valueName: "pem"))
     var caFile: String?
@@ -30,39 +33,40 @@ struct UpdateCommand: ParsableCommand {
             + "failing or timing out switches back and holds the version.", valueName: "cmd"))
     var healthCheck: String?
 
-    @Option(name: .customLong("health-timeout"), help: ArgumentHelp("Seconds the health check may run.", valueName: "seconds"))
-    var healthTimeout: Double = 30
+    @Option(name: .customLong("health-timeout"),
+            help: ArgumentHelp("Seconds the health check may run (default: 30).", valueName: "seconds"))
+    var healthTimeout: Double?
 
     @Option(name: .customLong("device-id"), help: ArgumentHelp(
         "This device's id for staged rollouts (default: a random id made once and kept in the store).", valueName: "id"))
     var deviceID: String?
 
-    @Option(help: ArgumentHelp("Wait a random 0 to SECONDS before the check, so a fleet does not poll in step.",
-                               valueName: "seconds"))
-    var jitter: Double = 0
+    @Option(help: ArgumentHelp("Wait a random 0 to SECONDS before the check, so a fleet does not poll in step "
+                               + "(default: 0).", valueName: "seconds"))
+    var jitter: Double?
 
-    @Option(help: "Installed versions to keep per package (the active one always stays).")
-    var keep: Int = 2
+    @Option(help: "Installed versions to keep per package; the active one always stays (default: 2).")
+    var keep: Int?
 
-    @Option(help: "Seconds to wait for a connection.")
-    var connectTimeout: Int = 10
+    @Option(help: "Seconds to wait for a connection (default: 10).")
+    var connectTimeout: Int?
 
-    @Option(help: "Seconds a transfer may stall before it is retried.")
-    var stallTimeout: Int = 30
+    @Option(help: "Seconds a transfer may stall before it is retried (default: 30).")
+    var stallTimeout: Int?
 
-    @Option(help: "Tries per transfer (timeouts and 5xx are retried with backoff).")
-    var attempts: Int = 4
+    @Option(help: "Tries per transfer; timeouts and 5xx are retried with backoff (default: 4).")
+    var attempts: Int?
 
-    @Option(help: "Most entries a bundle may hold.")
-    var maxEntries: Int = ExtractionLimits().maxEntries
+    @Option(help: "Most entries a bundle may hold (default: \(ExtractionLimits().maxEntries)).")
+    var maxEntries: Int?
 
-    @Option(help: "Most bytes a bundle may expand to.")
-    var maxSize: UInt64 = ExtractionLimits().maxTotalUncompressedSize
+    @Option(help: "Most bytes a bundle may expand to (default: \(ExtractionLimits().maxTotalUncompressedSize)).")
+    var maxSize: Int?
 
-    @Option(help: "Highest compression ratio an entry may have.")
-    var maxRatio: Double = ExtractionLimits().maxCompressionRatio
+    @Option(help: "Highest compression ratio an entry may have (default: \(Int(ExtractionLimits().maxCompressionRatio))).")
+    var maxRatio: Double?
 
-    @Flag(help: "Exit at once, instead of waiting, when another pkgctl holds the store.")
+    @Flag(help: "Exit at once (status 75), instead of waiting, when another pkgctl holds the store.")
     var noWait = false
 
     @Flag(help: "Print a machine-readable summary on stdout.")
@@ -71,34 +75,48 @@ struct UpdateCommand: ParsableCommand {
     @Flag(name: .shortAndLong, help: "Print only errors.")
     var quiet = false
 
-    func validate() throws {
-        guard keep >= 1 else { throw ValidationError("--keep must be at least 1") }
-        guard attempts >= 1 else { throw ValidationError("--attempts must be at least 1") }
-        guard connectTimeout >= 1, stallTimeout >= 1 else { throw ValidationError("timeouts must be at least 1 second") }
-        guard maxEntries >= 1, maxSize >= 1, maxRatio >= 1 else { throw ValidationError("limits must be positive") }
-        guard healthTimeout > 0 else { throw ValidationError("--health-timeout must be positive") }
-        guard (0...86_400).contains(jitter) else { throw ValidationError("--jitter must be 0 to 86400 seconds") }
-        if let deviceID, deviceID.isEmpty || deviceID.utf8.count > 256 {
-            throw ValidationError("--device-id must be 1 to 256 bytes")
-        }
+    /// The settings this command line gives, above the environment and the config file.
+    private var flags: FlagSettings {
+        var flags = FlagSettings()
+        flags.set("update.manifest", manifest)
+        flags.set("update.ca-file", caFile)
+        flags.set("update.trusted-key", trustedKeys)
+        flags.set("update.health-check", healthCheck)
+        flags.set("update.health-timeout", healthTimeout)
+        flags.set("update.device-id", deviceID)
+        flags.set("update.jitter", jitter)
+        flags.set("update.keep", keep)
+        flags.set("update.connect-timeout", connectTimeout)
+        flags.set("update.stall-timeout", stallTimeout)
+        flags.set("update.attempts", attempts)
+        flags.set("update.max-entries", maxEntries)
+        flags.set("update.max-size", maxSize)
+        flags.set("update.max-ratio", maxRatio)
+        flags.set("update.no-wait", noWait)
+        return flags
     }
 
-    func run() throws {
-        let keys = try reportingErrors { try trustedKeys.map(TrustedKey.init(file:)) }
+    func run() async throws {
+        let layers = try await store.layers(flags: flags)
+        let (packageStore, settings, keys) = try reportingErrors {
+            let settings = try UpdateSettings(layers)
+            return (try store.packageStore(layers), settings, try settings.trustedKeys.map(TrustedKey.init(file:)))
+        }
         let updater = Updater(
-            store: store.store, manifestURL: manifest,
-            transfer: TransferOptions(caFile: caFile, connectTimeout: connectTimeout,
-                                      stallTimeout: stallTimeout, maxAttempts: attempts),
-            limits: ExtractionLimits(maxEntries: maxEntries, maxTotalUncompressedSize: maxSize,
-                                     maxCompressionRatio: maxRatio),
-            keep: keep,
+            store: packageStore, manifestURL: settings.manifest,
+            transfer: TransferOptions(caFile: settings.caFile, connectTimeout: settings.connectTimeout,
+                                      stallTimeout: settings.stallTimeout, maxAttempts: settings.attempts),
+            limits: settings.limits,
+            keep: settings.keep,
             trust: TrustPolicy(trustedKeys: keys),
-            activation: healthCheck.map { .healthCheck(HealthCheck(command: $0, timeout: healthTimeout)) } ?? .immediate,
-            deviceID: deviceID, jitter: jitter)
+            activation: settings.healthCheck.map {
+                .healthCheck(HealthCheck(command: $0, timeout: settings.healthTimeout))
+            } ?? .immediate,
+            deviceID: settings.deviceID, jitter: settings.jitter)
         let bar = (quiet || json || !Output.stderrIsTerminal) ? nil : ProgressBar()
         let report = try reportingErrors {
             try updater.run(
-                wait: !noWait,
+                wait: !settings.noWait,
                 onWait: { message in if !quiet { Output.printError(message) } },
                 progress: { event in bar?.handle(event) })
         }
@@ -110,7 +128,7 @@ struct UpdateCommand: ParsableCommand {
         for failure in report.reverted + report.packages where failure.error != nil {
             Output.printError(failure.error ?? failure.name)
         }
-        if !report.succeeded { throw ExitCode.failure }
+        if !report.succeeded { throw ExitCode(ExitStatus.failure) }
     }
 
     private func printSummary(_ report: UpdateReport) {

@@ -1,7 +1,7 @@
 import ArgumentParser
 import PkgCore
 
-struct VerifyCommand: ParsableCommand {
+struct VerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Re-hash installed files against the index written at install.",
@@ -12,8 +12,9 @@ struct VerifyCommand: ParsableCommand {
     @Argument(help: "Package name (default: every package).")
     var name: String?
 
-    func run() throws {
-        let reports = try reportingErrors { try store.store.verify(name) }
+    func run() async throws {
+        let store = try await self.store.packageStore()
+        let reports = try reportingErrors { try store.verify(name) }
         for report in reports {
             if report.isIntact {
                 print("\(report.name) \(report.version): ok")

@@ -1,0 +1,92 @@
+import Configuration
+import FoundationEssentials
+import Glibc
+import SystemPackage
+
+/// Where the settings of `update` and `serve` come from, read through
+/// swift-configuration. Highest first: the command's flags, the environment
+/// (`PKGCTL_UPDATE_KEEP`), the config file; a key none of them sets takes the
+/// command's default.
+///
+/// The config file is `--config FILE`, else `$PKGCTL_CONFIG`, else
+/// `/etc/pkgctl/config.json` when it exists.
+struct ConfigLayers {
+    /// The config file read when neither `--config` nor `$PKGCTL_CONFIG` names one.
+    static let defaultFile = "/etc/pkgctl/config.json"
+
+    /// The config file in use; nil when there is none.
+    let file: String?
+    private let reader: ConfigReader
+    private let recorder: SourceRecorder
+
+    /// The layers for a command given `flags` (the settings its command line set)
+    /// and `--config`'s value. Throws a ``ConfigError`` for a config file that is
+    /// missing (when named), unreadable, not JSON, or holds a key that is not a setting.
+    init(flags: [String: ConfigContent], configFile: String?,
+         environment: [String: String] = ProcessInfo.processInfo.environment) async throws {
+        let named = configFile ?? environment["PKGCTL_CONFIG"].flatMap { $0.isEmpty ? nil : $0 }
+        let path = named ?? (access(Self.defaultFile, F_OK) == 0 ? Self.defaultFile : nil)
+        var providers: [any ConfigProvider] = [
+            InMemoryProvider(name: "flags", values: Dictionary(uniqueKeysWithValues: flags.map { key, content in
+                (AbsoluteConfigKey(ConfigKey(key)), ConfigValue(content, isSecret: false))
+            })),
+            // An empty variable counts as unset, as shells and systemd's Environment= often leave them.
+            EnvironmentVariablesProvider(environmentVariables: environment.filter { !$0.value.isEmpty })
+                .prefixKeys(with: "pkgctl"),
+        ]
+        if let path {
+            guard access(path, R_OK) == 0, let bytes = try? Array(Data(contentsOf: URL(filePath: path))) else {
+                throw ConfigError("config file \(path): cannot be read (\(String(cString: strerror(errno))))")
+            }
+            try ConfigFileKeys.check(bytes, path: path)
+            do {
+                providers.append(try await FileProvider<JSONSnapshot>(filePath: FilePath(path)))
+            } catch {
+                throw ConfigError("\(path): \(error)")
+            }
+        }
+        file = path
+        recorder = SourceRecorder()
+        reader = ConfigReader(providers: providers, accessReporter: recorder)
+    }
+
+    func string(_ key: String) throws -> String? { try read(key) { reader.string(forKey: ConfigKey(key)) } }
+
+    func integer(_ key: String) throws -> Int? { try read(key) { reader.int(forKey: ConfigKey(key)) } }
+
+    func number(_ key: String) throws -> Double? { try read(key) { reader.double(forKey: ConfigKey(key)) } }
+
+    func boolean(_ key: String) throws -> Bool? { try read(key) { reader.bool(forKey: ConfigKey(key)) } }
+
+    func strings(_ key: String) throws -> [String]? { try read(key) { reader.stringArray(forKey: ConfigKey(key)) } }
+
+    /// Where the value of `key` came from, after it was read: `--keep`,
+    /// `PKGCTL_UPDATE_KEEP`, the file's path, or nil (the default).
+    func source(of key: String) -> String? {
+        switch recorder.finding(for: key) {
+        case .value(let layer), .failure(let layer, _): layerName(layer, key: key)
+        case nil: nil
+        }
+    }
+
+    /// A setting's value that the command cannot use (out of range): the error names its source.
+    func invalid(_ key: String, _ problem: String) -> ConfigError {
+        ConfigError("\(source(of: key).map { $0 + ": " } ?? "")\(key) \(problem)")
+    }
+
+    private func read<Value>(_ key: String, _ lookup: () -> Value?) throws -> Value? {
+        let value = lookup()
+        if case .failure(let layer, _) = recorder.finding(for: key) {
+            throw ConfigError("\(layerName(layer, key: key)): \(key): expected \(Setting.named(key).kind.name)")
+        }
+        return value
+    }
+
+    private func layerName(_ layer: Int, key: String) -> String {
+        switch layer {
+        case 0: Setting.named(key).flag
+        case 1: Setting.named(key).environmentVariable
+        default: file ?? "config file"
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import PkgCore
+
+/// What `pkgctl update` runs with, each value from the highest ``ConfigLayers``
+/// layer that sets it, else its default; checked as a whole.
+struct UpdateSettings {
+    var manifest: String
+    var caFile: String?
+    var trustedKeys: [String]
+    var deviceID: String?
+    var keep: Int
+    var healthCheck: String?
+    var healthTimeout: Double
+    var jitter: Double
+    var connectTimeout: Int
+    var stallTimeout: Int
+    var attempts: Int
+    var limits: ExtractionLimits
+    var noWait: Bool
+
+    /// Throws a ``ConfigError`` naming the setting, and where it came from, that is
+    /// missing, of the wrong type or out of range.
+    init(_ layers: ConfigLayers) throws {
+        guard let manifest = try layers.string("update.manifest"), !manifest.isEmpty else {
+            throw ConfigError("no manifest URL: pass --manifest, or set update.manifest in "
+                              + (layers.file ?? ConfigLayers.defaultFile) + " or PKGCTL_UPDATE_MANIFEST")
+        }
+        self.manifest = manifest
+        caFile = try layers.string("update.ca-file")
+        trustedKeys = try layers.strings("update.trusted-key") ?? []
+        deviceID = try layers.string("update.device-id")
+        keep = try layers.integer("update.keep") ?? 2
+        healthCheck = try layers.string("update.health-check")
+        healthTimeout = try layers.number("update.health-timeout") ?? 30
+        jitter = try layers.number("update.jitter") ?? 0
+        connectTimeout = try layers.integer("update.connect-timeout") ?? 10
+        stallTimeout = try layers.integer("update.stall-timeout") ?? 30
+        attempts = try layers.integer("update.attempts") ?? 4
+        let defaults = ExtractionLimits()
+        let maxSize = try layers.integer("update.max-size") ?? Int(defaults.maxTotalUncompressedSize)
+        limits = ExtractionLimits(maxEntries: try layers.integer("update.max-entries") ?? defaults.maxEntries,
+                                  maxTotalUncompressedSize: UInt64(max(maxSize, 0)),
+                                  maxCompressionRatio: try layers.number("update.max-ratio") ?? defaults.maxCompressionRatio)
+        noWait = try layers.boolean("update.no-wait") ?? false
+
+        guard keep >= 1 else { throw layers.invalid("update.keep", "must be at least 1") }
+        guard attempts >= 1 else { throw layers.invalid("update.attempts", "must be at least 1") }
+        guard connectTimeout >= 1 else { throw layers.invalid("update.connect-timeout", "must be at least 1 second") }
+        guard stallTimeout >= 1 else { throw layers.invalid("update.stall-timeout", "must be at least 1 second") }
+        guard limits.maxEntries >= 1 else { throw layers.invalid("update.max-entries", "must be positive") }
+        guard maxSize >= 1 else { throw layers.invalid("update.max-size", "must be positive") }
+        guard limits.maxCompressionRatio >= 1 else { throw layers.invalid("update.max-ratio", "must be at least 1") }
+        guard healthTimeout > 0 else { throw layers.invalid("update.health-timeout", "must be positive") }
+        guard (0...86_400).contains(jitter) else { throw layers.invalid("update.jitter", "must be 0 to 86400 seconds") }
+        if let deviceID, deviceID.isEmpty || deviceID.utf8.count > 256 {
+            throw layers.invalid("update.device-id", "must be 1 to 256 bytes")
+        }
+    }
+}

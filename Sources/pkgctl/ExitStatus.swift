@@ -1,0 +1,21 @@
+/// pkgctl's exit statuses: sysexits.h values where one fits, so systemd names them
+/// (`status=75/TEMPFAIL`). The README's "Exit status" section lists the same.
+enum ExitStatus {
+    /// Done; for `update` also when there was nothing to do.
+    static let success: Int32 = 0
+    /// The command failed, or (`update`) at least one package did; active versions stay.
+    static let failure: Int32 = 1
+    /// Bad flags or arguments (swift-argument-parser's validation status, EX_USAGE).
+    static let usage: Int32 = 64
+    /// Another pkgctl holds the store's lock and `--no-wait` was given (EX_TEMPFAIL).
+    static let lockBusy: Int32 = 75
+    /// The config file or a `PKGCTL_*` setting cannot be used (EX_CONFIG).
+    static let config: Int32 = 78
+
+    /// The section shared by the README, `pkgctl --help` and the man page.
+    static let discussion = """
+        Exit status: 0 done (update: also when nothing changed); 1 failed (update: some package failed, \
+        its active version kept); 64 bad usage; 75 the store is locked by another pkgctl (--no-wait); \
+        78 a config file or PKGCTL_* setting cannot be used.
+        """
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+@testable import PkgCore
+
+/// `update` and `serve` as a service runs them: settings from a config file and
+/// the environment, flags on top, and a bad file refused with one line and 78.
+@Suite struct ConfigFileTests {
+    let temp: TemporaryDirectory
+    let origin: String
+    let root: String
+    let config: String
+    var manifestURL: String { "file://" + origin + "/manifest.json" }
+
+    init() throws {
+        temp = try TemporaryDirectory()
+        origin = temp.path + "/origin"
+        root = temp.path + "/store"
+        config = temp.path + "/config.json"
+    }
+
+    private func writeConfig(_ json: String) throws {
+        try json.write(toFile: config, atomically: true, encoding: .utf8)
+    }
+
+    @Test func updateNeedsNoFlagsWhenTheConfigFileSaysEverything() throws {
+        try BundleFixtures.publishDemo(["1.0.0"], into: origin)
+        try writeConfig(#"{"root": "\#(root)", "update": {"manifest": "\#(manifestURL)", "keep": 1}}"#)
+
+        let update = try PkgctlProcess.run(["update"], environment: ["PKGCTL_CONFIG": config])
+        #expect(update.status == 0, "\(update.stderr)")
+        #expect(update.stdout == "demo: installed 1.0.0\n")
+        #expect(PackageStore(root: root).activeVersion(of: "demo") == "1.0.0")
+
+        // keep 1 from the file: the upgrade removes 1.0.0.
+        try BundleFixtures.publishDemo(["1.1.0"], into: origin)
+        let upgrade = try PkgctlProcess.run(["update", "--config", config])
+        #expect(upgrade.stdout.contains("removed demo 1.0.0"), "\(upgrade.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: root + "/packages/demo/1.0.0"))
+    }
+
+    @Test func flagsOverrideTheEnvironmentWhichOverridesTheFile() throws {
+        try BundleFixtures.publishDemo(["1.0.0"], into: origin)
+        let elsewhere = temp.path + "/elsewhere", third = temp.path + "/third"
+        try writeConfig(#"{"root": "\#(root)", "update": {"manifest": "file:///nonexistent/manifest.json"}}"#)
+
+        let fromEnvironment = try PkgctlProcess.run(["update", "--config", config],
+                                                    environment: ["PKGCTL_UPDATE_MANIFEST": manifestURL,
+                                                                  "PKGCTL_ROOT": elsewhere])
+        #expect(fromEnvironment.status == 0, "\(fromEnvironment.stderr)")
+        #expect(PackageStore(root: elsewhere).activeVersion(of: "demo") == "1.0.0")
+        #expect(PackageStore(root: root).activeVersion(of: "demo") == nil)
+
+        let fromFlags = try PkgctlProcess.run(["update", "--config", config, "--root", third, "--manifest", manifestURL],
+                                              environment: ["PKGCTL_ROOT": elsewhere])
+        #expect(fromFlags.status == 0, "\(fromFlags.stderr)")
+        #expect(PackageStore(root: third).activeVersion(of: "demo") == "1.0.0")
+
+        let shown = try PkgctlProcess.run(["config", "--config", config],
+                                          environment: ["PKGCTL_UPDATE_KEEP": "5", "PKGCTL_ROOT": ""])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        let lines = shown.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
+        func line(_ key: String) -> [Substring]? { lines.first { $0.first.map(String.init) == key } }
+        #expect(shown.stdout.hasPrefix("config file: \(config)\n"))
+        #expect(line("root") == [Substring("root"), Substring(root), Substring("(\(config))")])
+        #expect(line("update.keep") == ["update.keep", "5", "(PKGCTL_UPDATE_KEEP)"])
+        #expect(line("update.attempts") == ["update.attempts", "4", "(default)"])
+        #expect(line("serve.port") == ["serve.port", "8080", "(default)"])
+    }
+
+    @Test(arguments: [
+        (#"{"update": {"manfest": "x"}}"#, "config.json: unknown key 'update.manfest'"),
+        (#"{"update": {"keep": "two"}}"#, "config.json: update.keep: expected an integer"),
+        (#"{"update": {"keep": 0}}"#, "config.json: update.keep must be at least 1"),
+        (#"{"update": {"trusted-key": "one.pub"}}"#, "config.json: update.trusted-key: expected a list of strings"),
+        (#"{"serve": {"port": 70000}}"#, "config.json: serve.port must be 0-65535"),
+        (#"{"update": 3}"#, "config.json: update: expected an object"),
+        (#"{"update": {"keep": 1"#, "config.json: not valid JSON"),
+        (#"["root"]"#, "config.json: expected a JSON object at the top level"),
+    ])
+    func aBadConfigFileIsOneLineNamingFileAndKeyAndExits78(json: String, message: String) throws {
+        try BundleFixtures.publishDemo(["1.0.0"], into: origin)
+        try writeConfig(json)
+        let command = message.contains("serve.") ? ["serve", "--offline"] : ["update", "--manifest", manifestURL]
+        let result = try PkgctlProcess.run(command + ["--config", config, "--root", root])
+        #expect(result.status == 78)
+        #expect(result.stderr == "pkgctl: \(temp.path)/\(message)\n")
+        #expect(!FileManager.default.fileExists(atPath: root + "/packages"), "nothing installed")
+    }
+
+    @Test func aBadEnvironmentValueOrAMissingFileIsRefusedByName() throws {
+        let badValue = try PkgctlProcess.run(["update", "--root", root, "--manifest", manifestURL],
+                                             environment: ["PKGCTL_UPDATE_ATTEMPTS": "many"])
+        #expect(badValue.status == 78)
+        #expect(badValue.stderr == "pkgctl: PKGCTL_UPDATE_ATTEMPTS: update.attempts: expected an integer\n")
+
+        let missing = try PkgctlProcess.run(["status", "--config", temp.path + "/none.json"])
+        #expect(missing.status == 78)
+        #expect(missing.stderr == "pkgctl: config file \(temp.path)/none.json: cannot be read (No such file or directory)\n")
+
+        let noManifest = try PkgctlProcess.run(["update", "--root", root], environment: ["PKGCTL_CONFIG": ""])
+        #expect(noManifest.status == 78)
+        #expect(noManifest.stderr.hasPrefix("pkgctl: no manifest URL: pass --manifest, or set update.manifest in "))
+    }
+
+    @Test func serveTakesItsAddressFromTheConfigFile() throws {
+        try BundleFixtures.publishDemo(["1.0.0"], into: origin)
+        #expect(try PkgctlProcess.run(["update", "--root", root, "--manifest", manifestURL]).status == 0)
+        try writeConfig(#"{"root": "\#(root)", "serve": {"bind": "127.0.0.1", "port": 0, "offline": true, "quiet": true}}"#)
+        let (process, out, _) = try PkgctlProcess.start(["serve", "--config", config])
+        defer { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        let banner = try PkgctlProcess.firstLine(of: out, timeout: 20)
+        #expect(banner.hasPrefix("serving \(root) on http://127.0.0.1:"), "\(banner)")
+        #expect(!banner.contains(":8080/"), "port 0 from the file, not the default")
+    }
+}
