@@ -6,7 +6,7 @@ import PkgCore
 struct StoreOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp(
         "Store directory.",
-        discussion: "Default: the config file's root, else $PKGCTL_ROOT, else $XDG_DATA_HOME/pkgctl, "
+        discussion: "Default: $PKGCTL_ROOT, else the config file's root, else $XDG_DATA_HOME/pkgctl, "
             + "else ~/.local/share/pkgctl.",
         valueName: "dir"))
     var root: String?
