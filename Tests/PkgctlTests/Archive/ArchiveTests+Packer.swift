@@ -9,8 +9,15 @@ extension ArchiveTests {
         let first = sandbox.work + "/first.zip"
         let second = sandbox.work + "/second.zip"
         try BundlePacker.pack(directory: sandbox.source, to: first)
-        // Touch the tree's times: they must not reach the zip.
-        _ = utimes(sandbox.source + "/index.html", nil)
+        // Move every file's times and permissions years apart (a zip's DOS time has
+        // 2-second steps, so merely touching the files would rarely show): none may reach the zip.
+        for (index, path) in Self.siteFiles.map(\.0).enumerated() {
+            let file = sandbox.source + "/" + path
+            var times = [timeval(tv_sec: 1_000_000_000 + index * 86_400 * 400, tv_usec: 0),
+                         timeval(tv_sec: 1_500_000_000 + index * 7_777, tv_usec: 0)]
+            #expect(utimes(file, &times) == 0)
+            #expect(chmod(file, index % 2 == 0 ? 0o600 : 0o755) == 0)
+        }
         try BundlePacker.pack(directory: sandbox.source, to: second)
         #expect(try sandbox.read(first) == (try sandbox.read(second)))
         #expect(sandbox.tree(sandbox.work).filter { $0.contains("partial") } == [])

@@ -27,7 +27,7 @@ final class ResolverOrigin: @unchecked Sendable {
                 http {
                     types { text/html html; text/css css; text/javascript js; image/png png; application/json json; }
                     default_type application/octet-stream;
-                    log_format resolver '$request_method $request_uri $status "$request_body"';
+                    log_format resolver '$request_method $request_uri $status $body_bytes_sent "$request_body"';
                     access_log "\(directory.path)/access.log" resolver;
                     client_body_temp_path "\(directory.path)/client_body";
                     proxy_temp_path "\(directory.path)/proxy";
@@ -80,10 +80,16 @@ final class ResolverOrigin: @unchecked Sendable {
 
     func stop() { NginxOrigin.terminate(process) }
 
-    /// Access-log lines: `METHOD URI STATUS "BODY"`.
+    /// Access-log lines: `METHOD URI STATUS BODY_BYTES_SENT "REQUEST_BODY"`; nginx writes
+    /// one when a request ends, a cut one included (with the bytes it got out).
     func accessLog() -> [String] {
         let text = (try? String(contentsOfFile: directory.path("access.log"), encoding: .utf8)) ?? ""
         return text.split(separator: "\n").map(String.init)
+    }
+
+    /// The body bytes nginx sent for each finished request to `uri`, in order.
+    func bodyBytesSent(to uri: String) -> [Int] {
+        accessLog().map { $0.split(separator: " ") }.filter { $0.count > 3 && $0[1] == uri }.compactMap { Int($0[3]) }
     }
 
     func requests(to uri: String) -> Int {

@@ -17,6 +17,7 @@ import Testing
             _ = try originRoot.write(Array("origin \(name)\n".utf8), to: name)
         }
         _ = try originRoot.write(Self.big, to: "big.js")
+        _ = try originRoot.write(Self.big, to: "big.png")
         origin = try ResolverOrigin(root: originRoot.path)
         resolver = try Resolver(store: sandbox.store,
                                 configuration: ResolverConfiguration(upstream: origin.baseURL, caFile: origin.caFile))
@@ -146,13 +147,21 @@ import Testing
         #expect(idle())
     }
 
+    /// An image is not written through, so the stopped task is the fetch's only reader.
+    /// (A script's fetch goes on after its task stops, to finish the write-through.)
     @Test func stoppingTheOnlyTaskCancelsTheFetch() throws {
-        let task = RecordingTask("app://cdn.example.org/slow/big.js", accept: "*/*")
+        let task = RecordingTask("app://cdn.example.org/slow/big.png", accept: "image/*")
         resolver.start(task)
         #expect(eventually(seconds: 5) { !task.events.isEmpty })
         resolver.stop(task)
         task.markStopped()
         #expect(idle())
+        // The origin saw the transfer end early: its log line (written when the
+        // connection closed) counts fewer body bytes than the file has. At 64 KB/s
+        // the whole 300 KB would take about 5 s.
+        #expect(eventually(seconds: 10) { !origin.bodyBytesSent(to: "/slow/big.png").isEmpty })
+        let sent = try #require(origin.bodyBytesSent(to: "/slow/big.png").first)
+        #expect(sent < Self.big.count / 2, "the origin sent \(sent) of \(Self.big.count) bytes")
         usleep(100_000)
         #expect(task.deliveredAfterStop == 0)
         #expect(task.isOrderedPrefix)
