@@ -113,12 +113,14 @@ struct ServeCommand: AsyncParsableCommand {
         let signals = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { try? server.shutdown() }
+            source.setEventHandler {
+                do { try server.shutdown() } catch { Output.printError("shutting down the server: \(error)") }
+            }
             source.resume()
             return source
         }
         server.waitUntilShutDown()
-        try? metrics?.server.shutdown()
+        do { try metrics?.server.shutdown() } catch { Output.printError("shutting down the metrics server: \(error)") }
         withExtendedLifetime(signals) {}
     }
 
