@@ -61,8 +61,11 @@ final class RecordingTask: ResourceTask, @unchecked Sendable {
     private var _events: [Event] = []
     private var _body: [UInt8] = []
     private var _response: ResourceResponse?
-    private var stopped = false
-    private(set) var deliveredAfterStop = 0
+    /// One clock for every task: each callback takes a tick as it begins, and
+    /// `markStopped` takes one right after `stop` returns.
+    private static let clock = Atomic<Int>(0)
+    private var callbackTicks: [Int] = []
+    private var stopTick: Int?
     private let done = DispatchSemaphore(value: 0)
     /// Called after each data chunk (e.g. to stop from inside a callback).
     var onData: (@Sendable (RecordingTask) -> Void)?
@@ -78,27 +81,42 @@ final class RecordingTask: ResourceTask, @unchecked Sendable {
         self.init(ResourceRequest(url: url, method: method, headers: all, body: body))
     }
 
-    func markStopped() { lock.withLock { stopped = true } }
+    /// Call right after `resolver.stop(self)` returns. A callback that began later
+    /// (its tick is higher) broke the promise, even if it is still waiting for this
+    /// task's lock: only the one atomic increment separates the return from the tick.
+    func markStopped() {
+        let tick = Self.tick()
+        lock.withLock { stopTick = tick }
+    }
 
-    private func record(_ event: Event) {
+    /// Callbacks that began after `markStopped`'s tick.
+    var deliveredAfterStop: Int {
+        lock.withLock { stopTick.map { stop in callbackTicks.count { $0 > stop } } ?? 0 }
+    }
+
+    private static func tick() -> Int { clock.add(1, ordering: .sequentiallyConsistent).newValue }
+
+    private func record(_ event: Event, tick: Int) {
         onEvent?()
         lock.withLock {
-            if stopped { deliveredAfterStop += 1 }
+            callbackTicks.append(tick)
             _events.append(event)
         }
     }
 
     func didReceive(_ response: ResourceResponse) {
+        let tick = Self.tick()
         lock.withLock { _response = response }
-        record(.response(response.status))
+        record(.response(response.status), tick: tick)
     }
     func didReceive(_ data: UnsafeRawBufferPointer) {
+        let tick = Self.tick()
         lock.withLock { _body.append(contentsOf: data) }
-        record(.data(data.count))
+        record(.data(data.count), tick: tick)
         onData?(self)
     }
-    func didFinish() { record(.finish); done.signal() }
-    func didFail(_ error: PkgError) { record(.fail(error.code.description)); done.signal() }
+    func didFinish() { record(.finish, tick: Self.tick()); done.signal() }
+    func didFail(_ error: PkgError) { record(.fail(error.code.description), tick: Self.tick()); done.signal() }
 
     var events: [Event] { lock.withLock { _events } }
     var body: [UInt8] { lock.withLock { _body } }
