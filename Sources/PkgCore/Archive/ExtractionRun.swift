@@ -68,7 +68,8 @@ final class ExtractionRun: Sendable {
 
     /// Records `error` if it is the first, and tells every worker to stop.
     private func fail(_ failure: any Error) {
-        guard let failure = failure as? PkgError else { return }  // `Stopped` is not a failure
+        if failure is Stopped { return }  // another worker's failure is the one to report
+        let failure = failure as? PkgError ?? PkgError(.fileSystem, "\(extractor.label): extraction failed: \(failure)")
         error.withLock { first in
             if first == nil { first = failure }
         }
