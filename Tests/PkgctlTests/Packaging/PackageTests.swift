@@ -25,7 +25,9 @@ enum DebianPackage {
     /// The toolchain the tests themselves load the Swift runtime from (e.g. /opt/swift):
     /// what a machine without Swift lacks.
     static func toolchainRoot() throws -> String {
-        let maps = try String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
+        // Read to the end: /proc files have no size to go by.
+        let handle = try #require(FileHandle(forReadingAtPath: "/proc/self/maps"))
+        let maps = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
         let library = try #require(maps.split(separator: "\n").lazy.compactMap { line in
             line.split(separator: " ", omittingEmptySubsequences: true).last.map(String.init)
         }.first { $0.hasSuffix("/libswiftCore.so") }, "the tests do not load libswiftCore.so dynamically")
@@ -94,7 +96,7 @@ struct PackageTests {
             "./usr/share/zsh/vendor-completions/_pkgctl": "-rw-r--r--",
             "./usr/share/fish/vendor_completions.d/pkgctl.fish": "-rw-r--r--",
             "./usr/share/doc/pkgctl/copyright": "-rw-r--r--",
-            "./usr/share/doc/pkgctl/changelog.Debian.gz": "-rw-r--r--",
+            "./usr/share/doc/pkgctl/changelog.gz": "-rw-r--r--",
             "./usr/share/man/man1/pkgctl.1.gz": "-rw-r--r--",
         ]
         for unit in DebianPackage.units { expected[".\(DebianPackage.unitDirectory)/\(unit)"] = "-rw-r--r--" }
@@ -137,7 +139,7 @@ struct PackageTests {
         let dynamic = try PackagingCommand.require("/usr/bin/readelf", ["-d", binary])
         let needed = dynamic.split(separator: "\n").filter { $0.contains("(NEEDED)") }
             .compactMap { $0.split(separator: "[").last?.dropLast() }.map(String.init).sorted()
-        let allowed = ["libbrotlienc.so.1", "libc.so.6", "libcurl.so.4", "libgcc_s.so.1", "libm.so.6",
+        let allowed = ["ld-linux-x86-64.so.2", "libbrotlienc.so.1", "libc.so.6", "libcurl.so.4", "libgcc_s.so.1", "libm.so.6",
                        "libstdc++.so.6", "libz.so.1", "libzip.so.4"]
         #expect(Set(needed).isSubset(of: allowed), "\(needed)")
         #expect(needed.contains("libcurl.so.4") && needed.contains("libzip.so.4"), "\(needed)")
@@ -155,10 +157,15 @@ struct PackageTests {
 
     @Test func systemdAcceptsTheUnitsAndRatesTheirSandbox() throws {
         let unpacked = try DebianPackage.unpack()
-        let paths = DebianPackage.units.map { unpacked.path(String(DebianPackage.unitDirectory.dropFirst()) + "/" + $0) }
-        // --root: ExecStart=/usr/bin/pkgctl must exist there, and the units are read from there.
+        let unitDirectory = unpacked.path(String(DebianPackage.unitDirectory.dropFirst()))
+        let paths = DebianPackage.units.map { unitDirectory + "/" + $0 }
+        // With --root, ExecStart=/usr/bin/pkgctl is looked for there, and so are the
+        // units they name (sysinit.target, timers.target, ...): the system's are copied in.
+        try PackagingCommand.require("/bin/cp", ["-R", "-n", "/usr/lib/systemd/system/.", unitDirectory])
+        // Documentation=man:pkgctl-update(1) etc. must name the packaged pages.
         let verify = try PackagingCommand.run("/usr/bin/systemd-analyze", ["verify", "--root=\(unpacked.path)"] + paths,
-                                              environment: ["SYSTEMD_LOG_LEVEL": "notice"])
+                                              environment: ["SYSTEMD_LOG_LEVEL": "notice",
+                                                            "MANPATH": unpacked.path("usr/share/man")])
         #expect(verify.status == 0 && verify.all.isEmpty, "\(verify.all)")
         for service in DebianPackage.units where service.hasSuffix(".service") {
             let security = try PackagingCommand.run(
@@ -210,7 +217,7 @@ struct PackageTests {
         let zsh = try String(contentsOfFile: unpacked.path("usr/share/zsh/vendor-completions/_pkgctl"), encoding: .utf8)
         #expect(zsh.hasPrefix("#compdef pkgctl"))
         let fish = try String(contentsOfFile: unpacked.path("usr/share/fish/vendor_completions.d/pkgctl.fish"), encoding: .utf8)
-        #expect(fish.contains("complete -c pkgctl"))
+        #expect(fish.contains("complete -c 'pkgctl'"))
         // Each page holds its command's options and its discussion text.
         let page = try PackagingCommand.require("/bin/sh", ["-c", "gzip -dc \"$0\"", unpacked.path("usr/share/man/man1/pkgctl-update.1.gz")])
         #expect(page.hasPrefix(".\\\"") || page.contains(".Dt PKGCTL-UPDATE 1"), "\(page.prefix(200))")
@@ -230,11 +237,20 @@ struct PackageTests {
         for folder in ["var/lib/dpkg/updates", "var/lib/dpkg/info", "var/lib/dpkg/triggers", "var/log", "usr/bin"] {
             try root.makeDirectory(folder)
         }
-        try FileManager.default.copyItem(atPath: "/var/lib/dpkg/status", toPath: root.path("var/lib/dpkg/status"))
+        // The root's database lists this system's packages that pkgctl depends on (as
+        // installed, with empty file lists), so dpkg checks Depends against them.
+        let depends = try PackagingCommand.require("/usr/bin/dpkg-deb", ["-f", deb, "Depends"])
+        let names = depends.split(separator: ",").compactMap { $0.split(separator: " ").first.map(String.init) }
+        let database = try PackagingCommand.require("/usr/bin/dpkg-query", ["--status"] + names)
+        try root.write(Array(database.utf8), to: "var/lib/dpkg/status")
+        for name in try PackagingCommand.require("/usr/bin/dpkg-query", ["-W", "-f=${binary:Package}\n"] + names)
+            .split(separator: "\n") {
+            try root.write([], to: "var/lib/dpkg/info/\(name).list")
+        }
         let userBefore = try PackagingCommand.run("/usr/bin/getent", ["passwd", "pkgctl"]).status
         let dpkg = ["--root=\(root.path)", "--force-script-chrootless", "--log=\(root.path("var/log/dpkg.log"))"]
         let install = try PackagingCommand.run("/usr/bin/dpkg", dpkg + ["--install", deb])
-        #expect(install.status == 0, "\(install.all)")
+        #expect(install.status == 0 && !install.all.contains("warning"), "\(install.all)")
         let status = try PackagingCommand.require("/usr/bin/dpkg-query", ["--root=\(root.path)", "-W", "-f=${Status} ${Version}", "pkgctl"])
         #expect(status.hasPrefix("install ok installed "), "\(status)")
         let version = try PackagingCommand.require(root.path("usr/bin/pkgctl"), ["--version"])
@@ -244,7 +260,7 @@ struct PackageTests {
                 "postinst made the pkgctl user on this system, not in the root")
 
         let purge = try PackagingCommand.run("/usr/bin/dpkg", dpkg + ["--purge", "pkgctl"])
-        #expect(purge.status == 0, "\(purge.all)")
+        #expect(purge.status == 0 && !purge.all.contains("warning"), "\(purge.all)")
         for gone in ["usr/bin/pkgctl", "etc/pkgctl/config.json", "usr/lib/systemd/system/pkgctl-update.timer"] {
             #expect(!FileManager.default.fileExists(atPath: root.path(gone)), "\(gone) left after purge")
         }
