@@ -268,6 +268,53 @@ struct PackageTests {
         #expect(after.status != 0 || after.stdout.isEmpty, "\(after.all)")
     }
 
+    /// A real `dpkg -i` on this system as seen through a copy-on-write overlay (a
+    /// mount namespace of its own, chrooted; nothing reaches the real root): postinst
+    /// makes the pkgctl user and /var/lib/pkgctl, that user installs the sample
+    /// bundle with the packaged pkgctl, `dpkg -r` keeps the configuration and the
+    /// store, `dpkg --purge` removes both.
+    @Test(.enabled(if: getuid() == 0, "mounting an overlay needs root"))
+    func installsPurgesAndRunsAsItsUserOnACopyOfThisSystem() throws {
+        let overlay = try TemporaryDirectory(prefix: "pkgctl-overlay")
+        for folder in ["upper", "work", "merged", "origin"] { try overlay.makeDirectory(folder) }
+        let unpacked = try DebianPackage.unpack()
+        try PackagingCommand.require(unpacked.path("usr/bin/pkgctl"), [
+            "pack", BundleFixtures.demoSource("1.0.0"), "--name", "demo", "--version", "1.0.0",
+            "--out", overlay.path("origin"), "--route", "www.example.com/app"])
+        let inside = #"""
+            set -e
+            dpkg -i /tmp/pkgctl.deb >/dev/null
+            getent passwd pkgctl | cut -d: -f1,6,7
+            stat -c 'state %U:%G %a' /var/lib/pkgctl
+            su -s /bin/sh pkgctl -c 'pkgctl update --root /var/lib/pkgctl --manifest file:///tmp/origin/manifest.json'
+            stat -c 'store %U' /var/lib/pkgctl/packages
+            dpkg -r pkgctl >/dev/null
+            test -f /etc/pkgctl/config.json && echo "removed: config kept"
+            test -d /var/lib/pkgctl/packages && echo "removed: store kept"
+            dpkg --purge pkgctl >/dev/null
+            test ! -e /etc/pkgctl && test ! -e /var/lib/pkgctl && echo "purged: config and store gone"
+            """#
+        let outside = #"""
+            set -e
+            mount -t overlay overlay -o "lowerdir=/,upperdir=$OVERLAY/upper,workdir=$OVERLAY/work" "$OVERLAY/merged"
+            mount -t proc proc "$OVERLAY/merged/proc"
+            mount --rbind /dev "$OVERLAY/merged/dev"
+            mount -t tmpfs tmpfs "$OVERLAY/merged/tmp"
+            mount -t tmpfs tmpfs "$OVERLAY/merged/run"
+            cp "$DEB" "$OVERLAY/merged/tmp/pkgctl.deb"
+            cp -R "$OVERLAY/origin" "$OVERLAY/merged/tmp/origin"
+            chmod -R a+rX "$OVERLAY/merged/tmp/origin"
+            exec chroot "$OVERLAY/merged" /bin/sh -c "$INSIDE"
+            """#
+        let result = try PackagingCommand.run("/usr/bin/unshare", ["--mount", "/bin/sh", "-c", outside],
+                                              environment: ["OVERLAY": overlay.path, "DEB": deb, "INSIDE": inside])
+        #expect(result.status == 0, "\(result.all)")
+        for line in ["pkgctl:/var/lib/pkgctl:/usr/sbin/nologin", "state pkgctl:pkgctl 755", "demo: installed 1.0.0",
+                     "store pkgctl", "removed: config kept", "removed: store kept", "purged: config and store gone"] {
+            #expect(result.stdout.contains(line + "\n"), "\(line) missing: \(result.all)")
+        }
+    }
+
     /// The packaged binary with the Swift toolchain hidden (an empty tmpfs over it in
     /// a mount namespace of its own): it signs and packs the sample bundle, installs
     /// it with a verified update, and serves it to curl.
