@@ -149,7 +149,7 @@ struct PackageTests {
     }
 
     @Test func lintianReportsNoErrorOrWarning() throws {
-        let result = try PackagingCommand.run("/usr/bin/lintian", ["--no-tag-display-limit", deb])
+        let result = try PackagingCommand.run("/usr/bin/lintian", ["--tag-display-limit", "0", deb])
         let tags = result.stdout.split(separator: "\n").filter { $0.hasPrefix("E: ") || $0.hasPrefix("W: ") }
         #expect(tags.isEmpty, "\(tags.joined(separator: "\n"))")
         #expect(result.status == 0, "\(result.all)")
