@@ -11,9 +11,9 @@ cd "$(dirname "$0")/.."
 runs=${1:-200}
 command -v nginx >/dev/null || scripts/setup --test
 command -v hyperfine >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq hyperfine >/dev/null; }
-swift build -c release --static-swift-stdlib --product pkgctl --scratch-path .build-release >/dev/null
+scripts/package >/dev/null   # the static, stripped binary the .deb ships, staged under .build-release/deb
 swift build -c release --product pkgctl >/dev/null
-static=$PWD/.build-release/release/pkgctl
+static=$PWD/.build-release/deb/pkgctl/usr/bin/pkgctl
 dynamic=$PWD/.build/release/pkgctl
 work=$(mktemp -d "${TMPDIR:-/tmp}/pkgctl-startup-bench.XXXXXX")
 chmod 755 "$work"   # nginx workers run as www-data
