@@ -201,13 +201,11 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         if head.method == .CONNECT {
             return sendError(.methodNotAllowed, "CONNECT tunnels are not supported; use http:// URLs", context: context)
         }
-        guard let url = RequestTarget.resourceURL(for: head, scheme: configuration.scheme,
-                                                  defaultHost: configuration.defaultHost) else {
+        let body = queuedRequest.body.map { Array($0.readableBytesView) } ?? []
+        guard let request = RequestTarget.resourceRequest(for: head, body: body, scheme: configuration.scheme,
+                                                          defaultHost: configuration.defaultHost) else {
             return sendError(.badRequest, "request target '\(head.uri.escapedForMessage)' names no resource", context: context)
         }
-        let body = queuedRequest.body.map { Array($0.readableBytesView) } ?? []
-        let request = ResourceRequest(url: url, method: head.method.rawValue,
-                                      headers: head.headers.map { ($0.name, $0.value) }, body: body)
         if head.method == .GET || head.method == .HEAD {
             if configuration.redirectsRoot, request.rawPath == "/", head.uri.hasPrefix("/"),
                let entry = resolver.entryPath(forHost: request.host) {
@@ -226,7 +224,7 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
         }
         if configuration.offline {
-            return sendError(.notFound, "\(url.escapedForMessage) is in no installed package (offline)", context: context)
+            return sendError(.notFound, "\(request.url.escapedForMessage) is in no installed package (offline)", context: context)
         }
         let task = ChannelResourceTask(request: request, resolver: resolver, handler: self, context: context)
         upstreamTask = task
