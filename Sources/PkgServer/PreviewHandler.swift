@@ -24,6 +24,8 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let configuration: PreviewServerConfiguration
     private let accessLog: Logger?
     private let metrics: ServerMetrics?
+    /// This event loop's encoded heads of local answers; taken on the loop, at first use.
+    private lazy var headCache = HeadCache.current
 
     private var requestHead: HTTPRequestHead?
     private var requestBody: ByteBuffer?
@@ -212,7 +214,7 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
                 let location = request.query.isEmpty ? entry : entry + "?" + request.query
                 let head = startResponse(ResourceResponse(status: 302, headers: [("Location", location),
                                                                                  ("Content-Length", "0")]),
-                                         source: "pkgctl", context: context)
+                                         source: "pkgctl", context: context, length: 0)
                 return finish(context: context, last: head)
             }
             do {
@@ -244,7 +246,8 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         exchange?.bytes = count
         if answer.range.count <= Self.inlineBodyLimit || file.isInMemory {
             // Head and body in one buffer: one write.
-            var buffer = startResponse(answer.response, source: source, context: context, bodyCapacity: count)
+            var buffer = startResponse(answer.response, source: source, context: context, length: count, file: file,
+                                       bodyCapacity: count)
             do {
                 try Self.append(file, range: answer.range, to: &buffer)
             } catch {
@@ -257,7 +260,7 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
             if answer.range.count > Self.inlineBodyLimit { exchange?.awaitsWrites = true }
             return finish(context: context, last: buffer)
         }
-        let head = startResponse(answer.response, source: source, context: context)
+        let head = startResponse(answer.response, source: source, context: context, length: count, file: file)
         exchange?.awaitsWrites = true
         context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
         // The handle borrows the descriptor: `file` owns and closes it once the region is sent.
@@ -290,8 +293,11 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Encodes the head of the current exchange's answer into a new buffer with room for
     /// `bodyCapacity` more bytes, and decides its framing: `Content-Length` when the
     /// answer has one or no body; else chunks for HTTP/1.1, or the end of the connection.
+    /// `length` is the body's length when the caller knows it (else the server's own
+    /// answers say it in their fields); the head of an answer from a local `file` comes
+    /// from ``headCache``.
     private func startResponse(_ response: ResourceResponse, source: String, context: ChannelHandlerContext,
-                               bodyCapacity: Int = 0) -> ByteBuffer {
+                               length: Int? = nil, file: LocalFile? = nil, bodyCapacity: Int = 0) -> ByteBuffer {
         var buffer = context.channel.allocator.buffer(capacity: 320 + bodyCapacity)
         guard var exchange else { return buffer }
         let status = response.status
@@ -305,15 +311,21 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
             declaredLength = lengths.count == 1 ? UInt64(lengths[0].value).flatMap { Int(exactly: $0) } : nil
             if declaredLength == nil { fields.removeAll { asciiCaseInsensitiveEqual($0.name, "Content-Length") } }
         } else {
-            declaredLength = response.header("Content-Length").flatMap { Int($0) }
+            declaredLength = length ?? response.header("Content-Length").flatMap { Int($0) }
         }
         let hasLength = source != "origin" || declaredLength != nil
         let isHTTP11 = exchange.head.version.major == 1 && exchange.head.version.minor >= 1
         exchange.chunked = hasBody && !hasLength && isHTTP11
         exchange.closes = !exchange.head.isKeepAlive || quiescing || (hasBody && !hasLength && !isHTTP11)
         let connection: StaticString? = exchange.closes ? "close" : (isHTTP11 ? nil : "keep-alive")
-        ResponseHead.write(status: status, fields: fields, untrusted: source == "origin", source: source,
-                           framing: exchange.chunked ? .chunked : .length, connection: connection, into: &buffer)
+        let framing: ResponseHead.Framing = exchange.chunked ? .chunked : .length
+        if let file {
+            ResponseHead.write(start: headCache.start(of: response, from: file), source: source, framing: framing,
+                               connection: connection, into: &buffer)
+        } else {
+            ResponseHead.write(status: status, fields: fields, untrusted: source == "origin", source: source,
+                               framing: framing, connection: connection, into: &buffer)
+        }
         if hasBody { exchange.promisedBytes = declaredLength }
         exchange.status = status
         exchange.source = source
@@ -392,7 +404,7 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         let isHead = exchange?.head.method == .HEAD
         var buffer = startResponse(ResourceResponse(status: Int(status.code), headers: [
             ("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(body.utf8.count)),
-        ]), source: "pkgctl", context: context, bodyCapacity: body.utf8.count)
+        ]), source: "pkgctl", context: context, length: body.utf8.count, bodyCapacity: body.utf8.count)
         if !isHead {
             buffer.writeString(body)
             exchange?.bytes = body.utf8.count

@@ -26,36 +26,82 @@ enum ResponseHead {
                       framing: Framing, connection: StaticString?, into buffer: inout ByteBuffer) {
         let statusLine = statusLine(status)
         let date = ServerDate.now
-        let chunked: StaticString = "Transfer-Encoding: chunked\r\n"
-        var length = statusLine.count + 6 + date.utf8.count + 16 + source.utf8.count + 2 + 2
+        var length = statusLine.count + tailLength(date: date, source: source, framing: framing, connection: connection)
         for field in fields where isKept(field, untrusted: untrusted) {
             length += field.name.utf8.count + 2 + field.value.utf8.count + 2
         }
-        if framing == .chunked { length += chunked.utf8CodeUnitCount }
-        if let connection { length += 12 + connection.utf8CodeUnitCount + 2 }
         buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { pointer in
             var out = Cursor(pointer.baseAddress!)
             statusLine.withUnsafeBytes { out.append($0) }
-            for field in fields where isKept(field, untrusted: untrusted) {
-                out.append(text: field.name)
-                out.append(": ")
-                out.append(text: field.value)
-                out.append("\r\n")
-            }
-            out.append("Date: ")
-            out.append(text: date)
-            out.append("\r\nX-Pkg-Source: ")
-            out.append(text: source)
-            out.append("\r\n")
-            if framing == .chunked { out.append(chunked) }
-            if let connection {
-                out.append("Connection: ")
-                out.append(connection)
-                out.append("\r\n")
-            }
-            out.append("\r\n")
+            appendFields(fields, untrusted: untrusted, to: &out)
+            appendTail(date: date, source: source, framing: framing, connection: connection, to: &out)
             return out.offset
         }
+    }
+
+    /// The status line and fields of a head as ``write(status:fields:untrusted:source:framing:connection:into:)``
+    /// writes them, for ``write(start:source:framing:connection:into:)`` to reuse.
+    static func encodeStart(status: Int, fields: [(name: String, value: String)], untrusted: Bool) -> [UInt8] {
+        let statusLine = statusLine(status)
+        var length = statusLine.count
+        for field in fields where isKept(field, untrusted: untrusted) {
+            length += field.name.utf8.count + 2 + field.value.utf8.count + 2
+        }
+        return [UInt8](unsafeUninitializedCapacity: length) { pointer, count in
+            var out = Cursor(UnsafeMutableRawPointer(pointer.baseAddress!))
+            statusLine.withUnsafeBytes { out.append($0) }
+            appendFields(fields, untrusted: untrusted, to: &out)
+            count = out.offset
+        }
+    }
+
+    /// Appends a head whose status line and fields were encoded before (``encodeStart(status:fields:untrusted:)``).
+    static func write(start: [UInt8], source: String, framing: Framing, connection: StaticString?,
+                      into buffer: inout ByteBuffer) {
+        let date = ServerDate.now
+        let length = start.count + tailLength(date: date, source: source, framing: framing, connection: connection)
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { pointer in
+            var out = Cursor(pointer.baseAddress!)
+            start.withUnsafeBytes { out.append($0) }
+            appendTail(date: date, source: source, framing: framing, connection: connection, to: &out)
+            return out.offset
+        }
+    }
+
+    private static let chunkedField: StaticString = "Transfer-Encoding: chunked\r\n"
+
+    private static func appendFields(_ fields: [(name: String, value: String)], untrusted: Bool, to out: inout Cursor) {
+        for field in fields where isKept(field, untrusted: untrusted) {
+            out.append(text: field.name)
+            out.append(": ")
+            out.append(text: field.value)
+            out.append("\r\n")
+        }
+    }
+
+    /// The length of what ``appendTail(date:source:framing:connection:to:)`` writes.
+    private static func tailLength(date: String, source: String, framing: Framing, connection: StaticString?) -> Int {
+        var length = 6 + date.utf8.count + 16 + source.utf8.count + 2 + 2
+        if framing == .chunked { length += chunkedField.utf8CodeUnitCount }
+        if let connection { length += 12 + connection.utf8CodeUnitCount + 2 }
+        return length
+    }
+
+    /// The server's own fields and the blank line that ends the head.
+    private static func appendTail(date: String, source: String, framing: Framing, connection: StaticString?,
+                                   to out: inout Cursor) {
+        out.append("Date: ")
+        out.append(text: date)
+        out.append("\r\nX-Pkg-Source: ")
+        out.append(text: source)
+        out.append("\r\n")
+        if framing == .chunked { out.append(chunkedField) }
+        if let connection {
+            out.append("Connection: ")
+            out.append(connection)
+            out.append("\r\n")
+        }
+        out.append("\r\n")
     }
 
     /// Copies bytes to consecutive addresses; the head was measured before.

@@ -21,7 +21,8 @@ public enum CachePolicy {
 
     /// Whether the file name's last segment before its extension is a content hash.
     public static func isFingerprinted(_ relativePath: String) -> Bool {
-        let name = relativePath.utf8.split(separator: UInt8(ascii: "/")).last ?? Substring(relativePath).utf8[...]
+        let path = Substring(relativePath).utf8
+        let name = path[(path.lastIndex(of: UInt8(ascii: "/")).map(path.index(after:)) ?? path.startIndex)...]
         guard let extensionDot = name.lastIndex(of: UInt8(ascii: ".")) else { return false }
         let stem = name[..<extensionDot]
         let start = stem.lastIndex { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
