@@ -24,8 +24,8 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let configuration: PreviewServerConfiguration
     private let accessLog: Logger?
     private let metrics: ServerMetrics?
-    /// This event loop's encoded heads of local answers; taken on the loop, at first use.
-    private lazy var headCache = HeadCache.current
+    /// This event loop's heads and bodies of local answers; taken on the loop, at first use.
+    private lazy var answerCache = AnswerCache.current
 
     private var requestHead: HTTPRequestHead?
     private var requestBody: ByteBuffer?
@@ -244,21 +244,26 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         let count = Int(answer.range.count)
         exchange?.bytes = count
-        if answer.range.count <= Self.inlineBodyLimit || file.isInMemory {
+        if answer.range.count <= Self.inlineBodyLimit {
             // Head and body in one buffer: one write.
             var buffer = startResponse(answer.response, source: source, context: context, length: count, file: file,
                                        bodyCapacity: count)
             do {
                 try Self.append(file, range: answer.range, to: &buffer)
             } catch {
-                // The head is not out yet, but it is encoded: the connection cannot go on.
-                if let exchange { log(exchange, note: " (\(error))") }
-                exchange = nil
-                context.close(promise: nil)
-                return
+                return abandon(note: "\(error)", context: context)
             }
-            if answer.range.count > Self.inlineBodyLimit { exchange?.awaitsWrites = true }
             return finish(context: context, last: buffer)
+        }
+        if file.isInMemory {
+            // The head, then a slice of the file's shared buffer: one writev, no copy of the body.
+            let head = startResponse(answer.response, source: source, context: context, length: count, file: file)
+            guard let body = answerCache.body(of: file, range: answer.range, allocator: context.channel.allocator) else {
+                return abandon(note: "read \(file.path): ended early", context: context)
+            }
+            exchange?.awaitsWrites = true
+            context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
+            return finish(context: context, last: body)
         }
         let head = startResponse(answer.response, source: source, context: context, length: count, file: file)
         exchange?.awaitsWrites = true
@@ -272,6 +277,13 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
             withExtendedLifetime(file) {}
         }
         finish(context: context)
+    }
+
+    /// Gives up an answer whose head is encoded but whose body cannot be read: the connection cannot go on.
+    private func abandon(note: String, context: ChannelHandlerContext) {
+        if let exchange { log(exchange, note: " (\(note))") }
+        exchange = nil
+        context.close(promise: nil)
     }
 
     /// Appends `range` of `file` to `buffer`.
@@ -295,7 +307,7 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// answer has one or no body; else chunks for HTTP/1.1, or the end of the connection.
     /// `length` is the body's length when the caller knows it (else the server's own
     /// answers say it in their fields); the head of an answer from a local `file` comes
-    /// from ``headCache``.
+    /// from ``answerCache``.
     private func startResponse(_ response: ResourceResponse, source: String, context: ChannelHandlerContext,
                                length: Int? = nil, file: LocalFile? = nil, bodyCapacity: Int = 0) -> ByteBuffer {
         var buffer = context.channel.allocator.buffer(capacity: 320 + bodyCapacity)
@@ -320,7 +332,7 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         let connection: StaticString? = exchange.closes ? "close" : (isHTTP11 ? nil : "keep-alive")
         let framing: ResponseHead.Framing = exchange.chunked ? .chunked : .length
         if let file {
-            ResponseHead.write(start: headCache.start(of: response, from: file), source: source, framing: framing,
+            ResponseHead.write(start: answerCache.start(of: response, from: file), source: source, framing: framing,
                                connection: connection, into: &buffer)
         } else {
             ResponseHead.write(status: status, fields: fields, untrusted: source == "origin", source: source,
