@@ -311,7 +311,8 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     private func startResponse(_ response: ResourceResponse, source: String, context: ChannelHandlerContext,
                                length: Int? = nil, file: LocalFile? = nil, bodyCapacity: Int = 0) -> ByteBuffer {
         var buffer = context.channel.allocator.buffer(capacity: 320 + bodyCapacity)
-        guard var exchange else { return buffer }
+        // Moved out and back in, not copied: an exchange holds the request head.
+        guard var exchange = exchange.take() else { return buffer }
         let status = response.status
         let hasBody = exchange.head.method != .HEAD && status >= 200 && status != 204 && status != 304
         // Answers of the server's own and local files carry one valid length; an origin's is
@@ -372,8 +373,7 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// connection or answers the next queued request.
     func finish(context: ChannelHandlerContext, last: ByteBuffer? = nil) {
         upstreamTask = nil
-        guard let exchange else { return }
-        self.exchange = nil
+        guard let exchange = exchange.take() else { return }
         var final = last ?? context.channel.allocator.buffer(capacity: 0)
         if exchange.chunked { final.writeStaticString("0\r\n\r\n") }
         let closes = exchange.closes || quiescing
