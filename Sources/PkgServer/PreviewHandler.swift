@@ -42,6 +42,11 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var responsesBeingSent = 0
     /// Set once an error answer is out and the client's remaining bytes are being drained.
     private var lingering = false
+    /// When the client last sent bytes, and the check that closes the connection once it has
+    /// sent nothing for ``PreviewServerConfiguration/idleTimeout`` while no answer is under way
+    /// (kept here rather than in NIO's `IdleStateHandler`: one handler less on every event).
+    private var lastRead = NIODeadline.now()
+    private var idleCheck: Scheduled<Void>?
     /// How long a lingering close drains a client that keeps sending.
     static let lingeringSeconds: Int64 = 5
     /// Pipelined requests waiting when the connection stops reading (each may hold a body of
@@ -127,7 +132,35 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         respond(to: next, context: context)
     }
 
+    func channelActive(context: ChannelHandlerContext) {
+        lastRead = .now()
+        scheduleIdleCheck(at: lastRead + configuration.idleTimeout, context: context)
+        context.fireChannelActive()
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        lastRead = .now()
+        context.fireChannelReadComplete()
+    }
+
+    private func scheduleIdleCheck(at deadline: NIODeadline, context: ChannelHandlerContext) {
+        idleCheck = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+            checkIdle(context: context)
+        }
+    }
+
+    /// Closes an idle connection, or looks again when it may next be idle.
+    private func checkIdle(context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        let idleAt = lastRead + configuration.idleTimeout
+        if idleAt > .now() { return scheduleIdleCheck(at: idleAt, context: context) }
+        if exchange == nil, responsesBeingSent == 0 { return context.close(promise: nil) }
+        scheduleIdleCheck(at: .now() + configuration.idleTimeout, context: context)
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
+        idleCheck?.cancel()
+        idleCheck = nil
         if let task = upstreamTask {
             upstreamTask = nil
             resolver.stop(task)
@@ -177,10 +210,6 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is IdleStateHandler.IdleStateEvent, exchange == nil, responsesBeingSent == 0 {
-            context.close(promise: nil)
-            return
-        }
         if event is ChannelShouldQuiesceEvent {
             // Shutting down: finish the answer under way (its head says Connection: close unless
             // it is already out), then close once its last bytes are written.
