@@ -441,14 +441,15 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func sendError(_ status: HTTPResponseStatus, _ message: String, context: ChannelHandlerContext) {
-        let body = message + "\n"
+        let count = message.utf8.count + 1  // and a newline
         let isHead = exchange?.head.method == .HEAD
         var buffer = startResponse(ResourceResponse(status: Int(status.code), headers: [
-            ("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(body.utf8.count)),
-        ]), source: "pkgctl", context: context, length: body.utf8.count, bodyCapacity: body.utf8.count)
+            ("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(count)),
+        ]), source: "pkgctl", context: context, length: count, bodyCapacity: count)
         if !isHead {
-            buffer.writeString(body)
-            exchange?.bytes = body.utf8.count
+            buffer.writeString(message)
+            buffer.writeStaticString("\n")
+            exchange?.bytes = count
         }
         finish(context: context, last: buffer)
     }
