@@ -15,9 +15,10 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = IOData
 
-    /// Bodies up to this size, and files the resolver holds in memory, are written with
-    /// their head in one go; larger ones go out as a `FileRegion` (sendfile). Writes
-    /// above it are waited for before the connection may count as idle.
+    /// Bodies up to this size are copied behind their head into one buffer; larger ones
+    /// held in memory follow the head as a slice of the file's shared buffer
+    /// (``AnswerCache``), the rest as a `FileRegion` (sendfile). Writes above it are
+    /// waited for before the connection may count as idle.
     static let inlineBodyLimit: Int64 = 16 * 1024
 
     private let resolver: PkgCore.Resolver
