@@ -15,15 +15,18 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = IOData
 
-    /// Bodies up to this size, and files the resolver holds in memory, are written with
-    /// their head in one go; larger ones go out as a `FileRegion` (sendfile). Writes
-    /// above it are waited for before the connection may count as idle.
+    /// Bodies up to this size are copied behind their head into one buffer; larger ones
+    /// held in memory follow the head as a slice of the file's shared buffer
+    /// (``AnswerCache``), the rest as a `FileRegion` (sendfile). Writes above it are
+    /// waited for before the connection may count as idle.
     static let inlineBodyLimit: Int64 = 16 * 1024
 
     private let resolver: PkgCore.Resolver
     private let configuration: PreviewServerConfiguration
     private let accessLog: Logger?
     private let metrics: ServerMetrics?
+    /// This event loop's heads and bodies of local answers; taken on the loop, at first use.
+    private lazy var answerCache = AnswerCache.current
 
     private var requestHead: HTTPRequestHead?
     private var requestBody: ByteBuffer?
@@ -40,6 +43,11 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var responsesBeingSent = 0
     /// Set once an error answer is out and the client's remaining bytes are being drained.
     private var lingering = false
+    /// When the client last sent bytes, and the check that closes the connection once it has
+    /// sent nothing for ``PreviewServerConfiguration/idleTimeout`` while no answer is under way
+    /// (kept here rather than in NIO's `IdleStateHandler`: one handler less on every event).
+    private var lastRead = NIODeadline.now()
+    private var idleCheck: Scheduled<Void>?
     /// How long a lingering close drains a client that keeps sending.
     static let lingeringSeconds: Int64 = 5
     /// Pipelined requests waiting when the connection stops reading (each may hold a body of
@@ -125,7 +133,35 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         respond(to: next, context: context)
     }
 
+    func channelActive(context: ChannelHandlerContext) {
+        lastRead = .now()
+        scheduleIdleCheck(at: lastRead + configuration.idleTimeout, context: context)
+        context.fireChannelActive()
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        lastRead = .now()
+        context.fireChannelReadComplete()
+    }
+
+    private func scheduleIdleCheck(at deadline: NIODeadline, context: ChannelHandlerContext) {
+        idleCheck = context.eventLoop.assumeIsolated().scheduleTask(deadline: deadline) { [self] in
+            checkIdle(context: context)
+        }
+    }
+
+    /// Closes an idle connection, or looks again when it may next be idle.
+    private func checkIdle(context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        let idleAt = lastRead + configuration.idleTimeout
+        if idleAt > .now() { return scheduleIdleCheck(at: idleAt, context: context) }
+        if exchange == nil, responsesBeingSent == 0 { return context.close(promise: nil) }
+        scheduleIdleCheck(at: .now() + configuration.idleTimeout, context: context)
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
+        idleCheck?.cancel()
+        idleCheck = nil
         if let task = upstreamTask {
             upstreamTask = nil
             resolver.stop(task)
@@ -175,10 +211,6 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is IdleStateHandler.IdleStateEvent, exchange == nil, responsesBeingSent == 0 {
-            context.close(promise: nil)
-            return
-        }
         if event is ChannelShouldQuiesceEvent {
             // Shutting down: finish the answer under way (its head says Connection: close unless
             // it is already out), then close once its last bytes are written.
@@ -201,20 +233,18 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         if head.method == .CONNECT {
             return sendError(.methodNotAllowed, "CONNECT tunnels are not supported; use http:// URLs", context: context)
         }
-        guard let url = RequestTarget.resourceURL(for: head, scheme: configuration.scheme,
-                                                  defaultHost: configuration.defaultHost) else {
+        let body = queuedRequest.body.map { Array($0.readableBytesView) } ?? []
+        guard let request = RequestTarget.resourceRequest(for: head, body: body, scheme: configuration.scheme,
+                                                          defaultHost: configuration.defaultHost) else {
             return sendError(.badRequest, "request target '\(head.uri.escapedForMessage)' names no resource", context: context)
         }
-        let body = queuedRequest.body.map { Array($0.readableBytesView) } ?? []
-        let request = ResourceRequest(url: url, method: head.method.rawValue,
-                                      headers: head.headers.map { ($0.name, $0.value) }, body: body)
         if head.method == .GET || head.method == .HEAD {
             if configuration.redirectsRoot, request.rawPath == "/", head.uri.hasPrefix("/"),
                let entry = resolver.entryPath(forHost: request.host) {
                 let location = request.query.isEmpty ? entry : entry + "?" + request.query
                 let head = startResponse(ResourceResponse(status: 302, headers: [("Location", location),
                                                                                  ("Content-Length", "0")]),
-                                         source: "pkgctl", context: context)
+                                         source: "pkgctl", context: context, length: 0)
                 return finish(context: context, last: head)
             }
             do {
@@ -226,7 +256,7 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
         }
         if configuration.offline {
-            return sendError(.notFound, "\(url.escapedForMessage) is in no installed package (offline)", context: context)
+            return sendError(.notFound, "\(request.url.escapedForMessage) is in no installed package (offline)", context: context)
         }
         let task = ChannelResourceTask(request: request, resolver: resolver, handler: self, context: context)
         upstreamTask = task
@@ -244,22 +274,28 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
         let count = Int(answer.range.count)
         exchange?.bytes = count
-        if answer.range.count <= Self.inlineBodyLimit || file.isInMemory {
+        if answer.range.count <= Self.inlineBodyLimit {
             // Head and body in one buffer: one write.
-            var buffer = startResponse(answer.response, source: source, context: context, bodyCapacity: count)
+            var buffer = startResponse(answer.response, source: source, context: context, length: count, file: file,
+                                       bodyCapacity: count)
             do {
                 try Self.append(file, range: answer.range, to: &buffer)
             } catch {
-                // The head is not out yet, but it is encoded: the connection cannot go on.
-                if let exchange { log(exchange, note: " (\(error))") }
-                exchange = nil
-                context.close(promise: nil)
-                return
+                return abandon(note: "\(error)", context: context)
             }
-            if answer.range.count > Self.inlineBodyLimit { exchange?.awaitsWrites = true }
             return finish(context: context, last: buffer)
         }
-        let head = startResponse(answer.response, source: source, context: context)
+        if file.isInMemory {
+            // The head, then a slice of the file's shared buffer: one writev, no copy of the body.
+            let head = startResponse(answer.response, source: source, context: context, length: count, file: file)
+            guard let body = answerCache.body(of: file, range: answer.range, allocator: context.channel.allocator) else {
+                return abandon(note: "read \(file.path): ended early", context: context)
+            }
+            exchange?.awaitsWrites = true
+            context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
+            return finish(context: context, last: body)
+        }
+        let head = startResponse(answer.response, source: source, context: context, length: count, file: file)
         exchange?.awaitsWrites = true
         context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
         // The handle borrows the descriptor: `file` owns and closes it once the region is sent.
@@ -271,6 +307,13 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
             withExtendedLifetime(file) {}
         }
         finish(context: context)
+    }
+
+    /// Gives up an answer whose head is encoded but whose body cannot be read: the connection cannot go on.
+    private func abandon(note: String, context: ChannelHandlerContext) {
+        if let exchange { log(exchange, note: " (\(note))") }
+        exchange = nil
+        context.close(promise: nil)
     }
 
     /// Appends `range` of `file` to `buffer`.
@@ -292,10 +335,14 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// Encodes the head of the current exchange's answer into a new buffer with room for
     /// `bodyCapacity` more bytes, and decides its framing: `Content-Length` when the
     /// answer has one or no body; else chunks for HTTP/1.1, or the end of the connection.
+    /// `length` is the body's length when the caller knows it (else the server's own
+    /// answers say it in their fields); the head of an answer from a local `file` comes
+    /// from ``answerCache``.
     private func startResponse(_ response: ResourceResponse, source: String, context: ChannelHandlerContext,
-                               bodyCapacity: Int = 0) -> ByteBuffer {
+                               length: Int? = nil, file: LocalFile? = nil, bodyCapacity: Int = 0) -> ByteBuffer {
         var buffer = context.channel.allocator.buffer(capacity: 320 + bodyCapacity)
-        guard var exchange else { return buffer }
+        // Moved out and back in, not copied: an exchange holds the request head.
+        guard var exchange = exchange.take() else { return buffer }
         let status = response.status
         let hasBody = exchange.head.method != .HEAD && status >= 200 && status != 204 && status != 304
         // Answers of the server's own and local files carry one valid length; an origin's is
@@ -307,15 +354,21 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
             declaredLength = lengths.count == 1 ? UInt64(lengths[0].value).flatMap { Int(exactly: $0) } : nil
             if declaredLength == nil { fields.removeAll { asciiCaseInsensitiveEqual($0.name, "Content-Length") } }
         } else {
-            declaredLength = response.header("Content-Length").flatMap { Int($0) }
+            declaredLength = length ?? response.header("Content-Length").flatMap { Int($0) }
         }
         let hasLength = source != "origin" || declaredLength != nil
         let isHTTP11 = exchange.head.version.major == 1 && exchange.head.version.minor >= 1
         exchange.chunked = hasBody && !hasLength && isHTTP11
         exchange.closes = !exchange.head.isKeepAlive || quiescing || (hasBody && !hasLength && !isHTTP11)
         let connection: StaticString? = exchange.closes ? "close" : (isHTTP11 ? nil : "keep-alive")
-        ResponseHead.write(status: status, fields: fields, untrusted: source == "origin", source: source,
-                           framing: exchange.chunked ? .chunked : .length, connection: connection, into: &buffer)
+        let framing: ResponseHead.Framing = exchange.chunked ? .chunked : .length
+        if let file {
+            ResponseHead.write(start: answerCache.start(of: response, from: file), source: source, framing: framing,
+                               connection: connection, into: &buffer)
+        } else {
+            ResponseHead.write(status: status, fields: fields, untrusted: source == "origin", source: source,
+                               framing: framing, connection: connection, into: &buffer)
+        }
         if hasBody { exchange.promisedBytes = declaredLength }
         exchange.status = status
         exchange.source = source
@@ -350,8 +403,7 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     /// connection or answers the next queued request.
     func finish(context: ChannelHandlerContext, last: ByteBuffer? = nil) {
         upstreamTask = nil
-        guard let exchange else { return }
-        self.exchange = nil
+        guard let exchange = exchange.take() else { return }
         var final = last ?? context.channel.allocator.buffer(capacity: 0)
         if exchange.chunked { final.writeStaticString("0\r\n\r\n") }
         let closes = exchange.closes || quiescing
@@ -390,14 +442,15 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     private func sendError(_ status: HTTPResponseStatus, _ message: String, context: ChannelHandlerContext) {
-        let body = message + "\n"
+        let count = message.utf8.count + 1  // and a newline
         let isHead = exchange?.head.method == .HEAD
         var buffer = startResponse(ResourceResponse(status: Int(status.code), headers: [
-            ("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(body.utf8.count)),
-        ]), source: "pkgctl", context: context, bodyCapacity: body.utf8.count)
+            ("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(count)),
+        ]), source: "pkgctl", context: context, length: count, bodyCapacity: count)
         if !isHead {
-            buffer.writeString(body)
-            exchange?.bytes = body.utf8.count
+            buffer.writeString(message)
+            buffer.writeStaticString("\n")
+            exchange?.bytes = count
         }
         finish(context: context, last: buffer)
     }

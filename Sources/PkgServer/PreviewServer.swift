@@ -62,9 +62,8 @@ public final class PreviewServer: Sendable {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
-                    try pipeline.addHandler(IdleStateHandler(readTimeout: configuration.idleTimeout))
                     // NIO parses requests; PreviewHandler writes answers as bytes, keeps pipelined
-                    // requests in order, and answers malformed ones (errorCaught).
+                    // requests in order, answers malformed ones (errorCaught) and closes idle connections.
                     try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
                     try pipeline.addHandler(PreviewHandler(resolver: resolver, configuration: configuration,
                                                            accessLog: accessLog, metrics: metrics))

@@ -1,20 +1,27 @@
 import NIOHTTP1
+import PkgCore
 
-/// Turns an HTTP request target into the custom-scheme URL the resolver takes.
+/// Turns an HTTP request into the custom-scheme request the resolver takes.
 enum RequestTarget {
-    /// - origin form `/app/x.js?v=1` → `SCHEME://DEFAULT-HOST/app/x.js?v=1` (else the Host header's host);
+    /// - origin form `/app/x.js?v=1` → `SCHEME://DEFAULT-HOST/app/x.js?v=1` (else the Host header's host),
+    ///   made from its parts, with no URL string to split;
     /// - absolute form `http://www.example.com/app/` (a browser using a proxy) → `SCHEME://www.example.com/app/`.
     /// Returns nil for targets that name no resource (`*`, authority form, no host).
-    static func resourceURL(for head: HTTPRequestHead, scheme: String, defaultHost: String?) -> String? {
+    static func resourceRequest(for head: HTTPRequestHead, body: [UInt8], scheme: String,
+                                defaultHost: String?) -> ResourceRequest? {
         let uri = head.uri
-        if uri.hasPrefix("/") {
+        let method = head.method.rawValue
+        let headers = head.headers.map { ($0.name, $0.value) }
+        if uri.utf8.first == UInt8(ascii: "/") {
             guard let host = defaultHost ?? head.headers.first(name: "Host"), !host.isEmpty else { return nil }
-            return scheme + "://" + host + uri
+            // A host that would end the authority early is split as the URL it makes.
+            return ResourceRequest(scheme: scheme, host: host, target: uri, method: method, headers: headers, body: body)
+                ?? ResourceRequest(url: scheme + "://" + host + uri, method: method, headers: headers, body: body)
         }
         for prefix in ["http://", "https://"] where uri.utf8.count > prefix.utf8.count && hasPrefixIgnoringCase(uri, prefix) {
             let rest = uri.dropFirst(prefix.count)
             guard let first = rest.first, first != "/" else { return nil }
-            return scheme + "://" + rest
+            return ResourceRequest(url: scheme + "://" + rest, method: method, headers: headers, body: body)
         }
         return nil
     }

@@ -7,6 +7,9 @@ import PkgCore
 /// own `Date`, `X-Pkg-Source`, framing and `Connection` fields. The server sends
 /// a head and a small body in one write, with no encoder or validator handlers
 /// between it and the socket.
+///
+/// The head is measured first and then copied into the buffer in one access:
+/// a `ByteBuffer` write per piece costs more than the bytes it copies.
 enum ResponseHead {
     /// How the body that follows is delimited, beyond the answer's own `Content-Length`.
     enum Framing {
@@ -21,44 +24,127 @@ enum ResponseHead {
     /// break the framing (CR, LF, NUL, a colon or space in the name) is left out.
     static func write(status: Int, fields: [(name: String, value: String)], untrusted: Bool, source: String,
                       framing: Framing, connection: StaticString?, into buffer: inout ByteBuffer) {
-        buffer.writeBytes(statusLine(status))
-        for field in fields {
-            if isReplaced(field.name) { continue }
-            if untrusted, !isSafe(field) { continue }
-            buffer.writeString(field.name)
-            buffer.writeStaticString(": ")
-            buffer.writeString(field.value)
-            buffer.writeStaticString("\r\n")
+        let statusLine = statusLine(status)
+        let date = ServerDate.now
+        var length = statusLine.count + tailLength(date: date, source: source, framing: framing, connection: connection)
+        for field in fields where isKept(field, untrusted: untrusted) {
+            length += field.name.utf8.count + 2 + field.value.utf8.count + 2
         }
-        buffer.writeStaticString("Date: ")
-        buffer.writeString(ServerDate.now)
-        buffer.writeStaticString("\r\nX-Pkg-Source: ")
-        buffer.writeString(source)
-        buffer.writeStaticString("\r\n")
-        if framing == .chunked { buffer.writeStaticString("Transfer-Encoding: chunked\r\n") }
-        if let connection {
-            buffer.writeStaticString("Connection: ")
-            buffer.writeStaticString(connection)
-            buffer.writeStaticString("\r\n")
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { pointer in
+            var out = Cursor(pointer.baseAddress!)
+            statusLine.withUnsafeBytes { out.append($0) }
+            appendFields(fields, untrusted: untrusted, to: &out)
+            appendTail(date: date, source: source, framing: framing, connection: connection, to: &out)
+            return out.offset
         }
-        buffer.writeStaticString("\r\n")
     }
 
-    private static let usualStatusLines: [Int: [UInt8]] = {
-        var lines: [Int: [UInt8]] = [:]
-        for status in [200, 204, 206, 301, 302, 304, 400, 401, 403, 404, 405, 413, 416, 431, 500, 502, 503, 504] {
-            lines[status] = encodeStatusLine(status)
+    /// The status line and fields of a head as ``write(status:fields:untrusted:source:framing:connection:into:)``
+    /// writes them, for ``write(start:source:framing:connection:into:)`` to reuse.
+    static func encodeStart(status: Int, fields: [(name: String, value: String)], untrusted: Bool) -> [UInt8] {
+        let statusLine = statusLine(status)
+        var length = statusLine.count
+        for field in fields where isKept(field, untrusted: untrusted) {
+            length += field.name.utf8.count + 2 + field.value.utf8.count + 2
         }
-        return lines
-    }()
+        return [UInt8](unsafeUninitializedCapacity: length) { pointer, count in
+            var out = Cursor(UnsafeMutableRawPointer(pointer.baseAddress!))
+            statusLine.withUnsafeBytes { out.append($0) }
+            appendFields(fields, untrusted: untrusted, to: &out)
+            count = out.offset
+        }
+    }
+
+    /// Appends a head whose status line and fields were encoded before (``encodeStart(status:fields:untrusted:)``).
+    static func write(start: [UInt8], source: String, framing: Framing, connection: StaticString?,
+                      into buffer: inout ByteBuffer) {
+        let date = ServerDate.now
+        let length = start.count + tailLength(date: date, source: source, framing: framing, connection: connection)
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { pointer in
+            var out = Cursor(pointer.baseAddress!)
+            start.withUnsafeBytes { out.append($0) }
+            appendTail(date: date, source: source, framing: framing, connection: connection, to: &out)
+            return out.offset
+        }
+    }
+
+    private static let chunkedField: StaticString = "Transfer-Encoding: chunked\r\n"
+
+    private static func appendFields(_ fields: [(name: String, value: String)], untrusted: Bool, to out: inout Cursor) {
+        for field in fields where isKept(field, untrusted: untrusted) {
+            out.append(text: field.name)
+            out.append(": ")
+            out.append(text: field.value)
+            out.append("\r\n")
+        }
+    }
+
+    /// The length of what ``appendTail(date:source:framing:connection:to:)`` writes.
+    private static func tailLength(date: String, source: String, framing: Framing, connection: StaticString?) -> Int {
+        var length = 6 + date.utf8.count + 16 + source.utf8.count + 2 + 2
+        if framing == .chunked { length += chunkedField.utf8CodeUnitCount }
+        if let connection { length += 12 + connection.utf8CodeUnitCount + 2 }
+        return length
+    }
+
+    /// The server's own fields and the blank line that ends the head.
+    private static func appendTail(date: String, source: String, framing: Framing, connection: StaticString?,
+                                   to out: inout Cursor) {
+        out.append("Date: ")
+        out.append(text: date)
+        out.append("\r\nX-Pkg-Source: ")
+        out.append(text: source)
+        out.append("\r\n")
+        if framing == .chunked { out.append(chunkedField) }
+        if let connection {
+            out.append("Connection: ")
+            out.append(connection)
+            out.append("\r\n")
+        }
+        out.append("\r\n")
+    }
+
+    /// Copies bytes to consecutive addresses; the head was measured before.
+    private struct Cursor {
+        let base: UnsafeMutableRawPointer
+        var offset = 0
+
+        init(_ base: UnsafeMutableRawPointer) { self.base = base }
+
+        mutating func append(_ bytes: UnsafeRawBufferPointer) {
+            guard let source = bytes.baseAddress else { return }
+            (base + offset).copyMemory(from: source, byteCount: bytes.count)
+            offset += bytes.count
+        }
+
+        mutating func append(_ text: StaticString) {
+            append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        }
+
+        mutating func append(text: String) {
+            let copied: Void? = text.utf8.withContiguousStorageIfAvailable { append(UnsafeRawBufferPointer($0)) }
+            if copied == nil {
+                for byte in text.utf8 {
+                    base.storeBytes(of: byte, toByteOffset: offset, as: UInt8.self)
+                    offset += 1
+                }
+            }
+        }
+    }
+
+    /// Status lines of 100...999, made on first use.
+    private static let statusLines: [[UInt8]] = (0..<900).map { encodeStatusLine(100 + $0) }
 
     private static func statusLine(_ status: Int) -> [UInt8] {
-        usualStatusLines[status] ?? encodeStatusLine(status)
+        statusLines[(100...999).contains(status) ? status - 100 : 402]
     }
 
-    private static func encodeStatusLine(_ status: Int) -> [UInt8] {
-        let code = (100...999).contains(status) ? status : 502
-        return Array("HTTP/1.1 \(code) \(HTTPResponseStatus(statusCode: code).reasonPhrase)\r\n".utf8)
+    private static func encodeStatusLine(_ code: Int) -> [UInt8] {
+        Array("HTTP/1.1 \(code) \(HTTPResponseStatus(statusCode: code).reasonPhrase)\r\n".utf8)
+    }
+
+    private static func isKept(_ field: (name: String, value: String), untrusted: Bool) -> Bool {
+        !isReplaced(field.name) && (!untrusted || isSafe(field))
     }
 
     /// `Date` and `X-Pkg-Source`, compared without allocating.

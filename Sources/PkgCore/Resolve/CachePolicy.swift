@@ -21,12 +21,17 @@ public enum CachePolicy {
 
     /// Whether the file name's last segment before its extension is a content hash.
     public static func isFingerprinted(_ relativePath: String) -> Bool {
-        let name = relativePath.utf8.split(separator: UInt8(ascii: "/")).last ?? Substring(relativePath).utf8[...]
+        relativePath.utf8.withContiguousStorageIfAvailable(isFingerprinted(bytes:))
+            ?? Array(relativePath.utf8).withUnsafeBufferPointer(isFingerprinted(bytes:))
+    }
+
+    private static func isFingerprinted(bytes path: UnsafeBufferPointer<UInt8>) -> Bool {
+        let name = path[((path.lastIndex(of: UInt8(ascii: "/")) ?? -1) + 1)...]
         guard let extensionDot = name.lastIndex(of: UInt8(ascii: ".")) else { return false }
         let stem = name[..<extensionDot]
         let start = stem.lastIndex { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
         guard let start else { return false }
-        let segment = stem[stem.index(after: start)...]
+        let segment = stem[(start + 1)...]
         guard (8...64).contains(segment.count) else { return false }
         var letters = 0, digits = 0
         for byte in segment {

@@ -16,10 +16,29 @@ import Glibc
 /// new version is activated: they are simply never looked up again, and `gc`
 /// removes them with their version. `@` appears in no
 /// host or package name, so the two kinds of directory never collide.
+///
+/// Keys found absent are remembered (a request for a missing file would otherwise
+/// pay a failed open here on every repeat): until this cache publishes any entry,
+/// and for at most ``absenceMilliseconds``, so an entry another process writes
+/// under the same root is seen within that time.
 final class OverlayCache: Sendable {
     let root: String
     let directoryDescriptor: Int32
     private let temporaryCounter = Atomic<Int>(0)
+    private let absent = Mutex(Absences())
+
+    /// How long a key found absent is believed absent without looking again.
+    static let absenceMilliseconds: Int64 = 500
+    /// Most absent keys remembered.
+    static let absenceLimit = 4096
+
+    private struct Absences {
+        var keys = Set<String>()
+        /// When `keys` began to be collected (coarse monotonic nanoseconds).
+        var since: Int64 = 0
+        /// Bumped by every published entry: an open that failed before it is not remembered after it.
+        var generation = 0
+    }
 
     init(root: String) throws {
         self.root = root
@@ -44,9 +63,33 @@ final class OverlayCache: Sendable {
         return host + (path.hasSuffix("/") ? path + "index.html" : path)
     }
 
-    /// Opens the overlay file for `key`, refusing symlinks and escapes.
+    /// Opens the overlay file for `key`, refusing symlinks and escapes; nil without a look
+    /// when `key` was found absent lately.
     func open(_ key: String) -> LocalFile? {
-        LocalFile.open(under: directoryDescriptor, directory: root, relativePath: key)
+        let now = coarseMonotonicNanoseconds()
+        let generation: Int? = absent.withLock { absent in
+            if now - absent.since > Self.absenceMilliseconds * 1_000_000 {
+                absent.keys.removeAll(keepingCapacity: true)
+                absent.since = now
+            }
+            return absent.keys.contains(key) ? nil : absent.generation
+        }
+        guard let generation else { return nil }
+        if let file = LocalFile.open(under: directoryDescriptor, directory: root, relativePath: key) { return file }
+        // Only a definite "not there" is remembered; EMFILE and the like may pass.
+        guard errno == ENOENT || errno == ENOTDIR else { return nil }
+        absent.withLock { absent in
+            if absent.generation == generation, absent.keys.count < Self.absenceLimit { absent.keys.insert(key) }
+        }
+        return nil
+    }
+
+    /// An entry was renamed into place: forget every absence seen so far.
+    fileprivate func published() {
+        absent.withLock { absent in
+            absent.keys.removeAll()
+            absent.generation += 1
+        }
     }
 
     /// Removes `.tmp/w-PID-N` files of processes that no longer run (a killed server).
@@ -64,7 +107,7 @@ final class OverlayCache: Sendable {
         let temporary = root + "/.tmp/w-\(getpid())-\(number)"
         let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return nil }
-        return OverlayWriter(descriptor: fd, temporary: temporary, destination: root + "/" + key)
+        return OverlayWriter(descriptor: fd, temporary: temporary, destination: root + "/" + key, cache: self)
     }
 }
 
@@ -74,13 +117,16 @@ final class OverlayWriter: @unchecked Sendable {
     private var descriptor: Int32
     let temporary: String
     let destination: String
+    /// Told when the entry is published.
+    private let cache: OverlayCache
     private(set) var written: Int64 = 0
     private var failed = false
 
-    init(descriptor: Int32, temporary: String, destination: String) {
+    init(descriptor: Int32, temporary: String, destination: String, cache: OverlayCache) {
         self.descriptor = descriptor
         self.temporary = temporary
         self.destination = destination
+        self.cache = cache
     }
 
     deinit { discard() }
@@ -116,6 +162,7 @@ final class OverlayWriter: @unchecked Sendable {
         let parent = PathName.parent(destination)
         do { try FileSystem.makeDirectories(parent) } catch { unlink(temporary); return false }
         if rename(temporary, destination) != 0 { unlink(temporary); return false }
+        cache.published()
         return true
     }
 

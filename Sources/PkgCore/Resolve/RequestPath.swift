@@ -6,6 +6,7 @@ enum RequestPath {
     /// NUL and other control bytes, malformed escapes and invalid UTF-8.
     /// The result starts with `/`.
     static func decode(_ raw: Substring) throws(PkgError) -> String {
+        if raw.utf8.withContiguousStorageIfAvailable(isPlain) == true { return String(raw) }
         let utf8 = raw.utf8
         guard utf8.first == UInt8(ascii: "/") else { throw refusal(raw, "does not start with /") }
         // Fast path: nothing to decode.
@@ -59,6 +60,26 @@ enum RequestPath {
         }
         if segmentLength > 0, segmentLength == dots { throw refusal(raw, "has a . or .. segment") }
         return decoded
+    }
+
+    /// Whether `path` is usable as it is: it starts with `/` and has no escape, control
+    /// byte, backslash, `.` or `..` segment (the usual path, checked in one pass).
+    private static func isPlain(_ path: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard path.first == UInt8(ascii: "/") else { return false }
+        var segmentLength = 0
+        var dots = 0
+        for byte in path {
+            if byte < 0x20 || byte == 0x7f || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "%") { return false }
+            if byte == UInt8(ascii: "/") {
+                if segmentLength > 0, segmentLength == dots { return false }
+                segmentLength = 0
+                dots = 0
+            } else {
+                segmentLength += 1
+                if byte == UInt8(ascii: ".") { dots += 1 }
+            }
+        }
+        return !(segmentLength > 0 && segmentLength == dots)
     }
 
     /// Percent-encodes a decoded path for a URL: every byte but `/` and RFC 3986's unreserved ones.

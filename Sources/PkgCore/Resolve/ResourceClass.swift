@@ -48,18 +48,25 @@ enum FileExtension: Sendable {
 /// The extension of the last segment of `path`, lower-cased; looked up as a
 /// packed integer so the hot path does not allocate.
 func fileExtension(of path: some StringProtocol) -> FileExtension {
-    var length = 0
-    var found = false
-    for byte in path.utf8.reversed() {
-        if byte == UInt8(ascii: "/") { break }
-        if byte == UInt8(ascii: ".") { found = true; break }
-        length += 1
-        if length > 11 { return .unknown }
+    if let found = path.utf8.withContiguousStorageIfAvailable(fileExtension(ofBytes:)) { return found }
+    return String(path).utf8.withContiguousStorageIfAvailable(fileExtension(ofBytes:)) ?? .unknown
+}
+
+private func fileExtension(ofBytes path: UnsafeBufferPointer<UInt8>) -> FileExtension {
+    var start = path.count
+    while start > 0 {
+        let byte = path[start - 1]
+        if byte == UInt8(ascii: "/") { return .unknown }
+        if byte == UInt8(ascii: ".") { break }
+        if path.count - start >= 11 { return .unknown }
+        start -= 1
     }
-    guard found, length > 0 else { return .unknown }
-    if length > 8 { return extensionLong(path.utf8.suffix(length)) }
+    let length = path.count - start
+    guard start > 0, length > 0 else { return .unknown }
+    let ext = path[start...]
+    if length > 8 { return extensionLong(ext) }
     var key: UInt64 = 0
-    for byte in path.utf8.suffix(length) { key = key << 8 | UInt64(lowerASCII(byte)) }
+    for byte in ext { key = key << 8 | UInt64(lowerASCII(byte)) }
     return extensionTable[key] ?? .unknown
 }
 

@@ -1,16 +1,32 @@
 /// A request handed to the ``Resolver``: a custom-scheme URL such as
 /// `app://www.example.com/app/index.html?id=1`, its method, headers and body.
 ///
-/// The URL is split by hand (no Foundation `URL`), once, when the request is made:
-/// the local-hit path is hot.
+/// The URL is split by hand (no Foundation `URL`), once, when the request is made;
+/// a server that already has the host and the request target apart passes them
+/// as they are (``init(scheme:host:target:method:headers:body:)``): the local-hit
+/// path is hot.
 ///
 /// ```swift
 /// let request = ResourceRequest(url: "app://www.example.com/app/index.html",
 ///                               headers: [("Accept", "text/html,*/*;q=0.8")])
 /// ```
 public struct ResourceRequest: Sendable {
-    /// The whole URL as received.
-    public let url: String
+    /// The whole URL: as received, or made from the parts it was given as.
+    public var url: String {
+        if let givenURL { return givenURL }
+        var url = ""
+        url.reserveCapacity(scheme.utf8.count + 3 + host.utf8.count + rawPath.utf8.count + 1 + query.utf8.count)
+        url += scheme
+        url += "://"
+        url += host
+        url += rawPath
+        if !query.isEmpty {
+            url += "?"
+            url += query
+        }
+        return url
+    }
+    private let givenURL: String?
     /// The HTTP method, upper case (`GET`, `POST`, ...).
     public var method: String
     /// Request headers in order; names compare case-insensitively.
@@ -29,7 +45,7 @@ public struct ResourceRequest: Sendable {
 
     /// Splits `url` into scheme, host, path and query; a fragment is dropped.
     public init(url: String, method: String = "GET", headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
-        self.url = url
+        givenURL = url
         self.method = method
         self.headers = headers
         self.body = body
@@ -67,23 +83,50 @@ public struct ResourceRequest: Sendable {
             }
             rest = end
         }
-        var pathEnd = rest
+        (rawPath, query) = Self.splitTarget(url[rest...])
+        host = Self.lowercased(hostText)
+    }
+
+    /// The request for `scheme://host` + `target` without making and splitting that URL:
+    /// `target` is in origin form (`/app/x.js?v=1`; a fragment is dropped) and `host` an
+    /// authority's host and port, without user info (`www.example.com`, `localhost:8080`).
+    /// Returns nil when `host` holds a character that ends an authority (`/`, `?`, `#`, `@`)
+    /// or `target` does not start with `/`: split such a URL with ``init(url:method:headers:body:)``.
+    public init?(scheme: String, host: String, target: String, method: String = "GET",
+                 headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        guard target.utf8.first == UInt8(ascii: "/"), !host.utf8.contains(where: {
+            $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") || $0 == UInt8(ascii: "@")
+        }) else { return nil }
+        givenURL = nil
+        self.method = method
+        self.headers = headers
+        self.body = body
+        self.scheme = Substring(scheme)
+        self.host = Self.lowercased(Substring(host))
+        (rawPath, query) = Self.splitTarget(Substring(target))
+    }
+
+    /// The path (`/` when empty) and the query of what follows a URL's authority.
+    private static func splitTarget(_ target: Substring) -> (path: Substring, query: Substring) {
+        let utf8 = target.utf8
+        var pathEnd = utf8.startIndex
         while pathEnd != utf8.endIndex {
             let byte = utf8[pathEnd]
             if byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
             pathEnd = utf8.index(after: pathEnd)
         }
-        let path = url[rest..<pathEnd]
-        rawPath = path.isEmpty ? "/" : path
+        let path = target[..<pathEnd]
+        var query: Substring = ""
         if pathEnd != utf8.endIndex, utf8[pathEnd] == UInt8(ascii: "?") {
             let start = utf8.index(after: pathEnd)
             let end = utf8[start...].firstIndex(of: UInt8(ascii: "#")) ?? utf8.endIndex
-            query = url[start..<end]
-        } else {
-            query = ""
+            query = target[start..<end]
         }
-        host = hostText.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
-            ? hostText.lowercased() : String(hostText)
+        return (path.isEmpty ? "/" : path, query)
+    }
+
+    private static func lowercased(_ host: Substring) -> String {
+        host.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) ? host.lowercased() : String(host)
     }
 
     /// The first value of the header `name` (case-insensitive), or nil.

@@ -6,6 +6,11 @@ extension String {
     /// escaped (`\u{a}`), and cut after ``messageLimit`` characters with the
     /// full length noted, so hostile input can neither break nor flood a log line.
     public var escapedForMessage: String {
+        // Short printable ASCII (a usual URL) is kept as it is.
+        if utf8.count <= Self.messageLimit,
+           utf8.withContiguousStorageIfAvailable({ $0.allSatisfy { $0 >= 0x20 && $0 < 0x7f } }) == true {
+            return self
+        }
         var text = ""
         var kept = 0
         for scalar in unicodeScalars {

@@ -52,6 +52,21 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: sandbox.store.layout.cache + "/cdn.example.org/lib.js"))
     }
 
+    @Test func aMissRememberedAsAbsentYieldsToAnEntryWrittenLater() throws {
+        // Written through by this resolver: seen at once (the absence is forgotten when it is published).
+        #expect(try !resolver.plan(for: ResourceRequest(url: "app://www.example.com/app/remote.js")).fromOverlay)
+        _ = run("app://www.example.com/app/remote.js")
+        #expect(idle())
+        #expect(try resolver.plan(for: ResourceRequest(url: "app://www.example.com/app/remote.js")).fromOverlay)
+        // Written by another process: seen once the absence has expired.
+        let url = "app://www.example.com/app/elsewhere.js"
+        #expect(try !resolver.plan(for: ResourceRequest(url: url)).fromOverlay)
+        let directory = sandbox.store.layout.cache + "/app@1.0.0/www.example.com/app"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: directory + "/elsewhere.js", contents: Data("x".utf8)))
+        #expect(eventually(seconds: 5) { (try? resolver.plan(for: ResourceRequest(url: url)).fromOverlay) == true })
+    }
+
     @Test func answersToCredentialedRequestsAreNotWrittenThrough() throws {
         for _ in 0..<2 {
             let task = run("app://www.example.com/app/remote.css", headers: [("Authorization", "Bearer secret")])

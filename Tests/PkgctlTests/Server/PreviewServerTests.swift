@@ -30,10 +30,11 @@ import Testing
     }
 
     private func withServer(upstream: String? = nil, offline: Bool = false, redirectsRoot: Bool = true,
-                            _ body: (Int) throws -> Void) throws {
+                            idleMilliseconds: Int64 = 60_000, _ body: (Int) throws -> Void) throws {
         let resolver = try Resolver(store: store, configuration: ResolverConfiguration(upstream: upstream))
         let server = PreviewServer(resolver: resolver, configuration: PreviewServerConfiguration(
-            port: 0, defaultHost: "www.example.com", offline: offline, redirectsRoot: redirectsRoot))
+            port: 0, defaultHost: "www.example.com", idleTimeout: .milliseconds(idleMilliseconds), offline: offline,
+            redirectsRoot: redirectsRoot))
         let port = try #require(try server.start().port)
         defer { try? server.shutdown() }
         try body(port)
@@ -170,6 +171,19 @@ import Testing
             let oversized = try HTTPExchange.raw(Array(hugeHeader.utf8), port: port)
             #expect(oversized.hasPrefix("HTTP/1.1 4"))
             #expect(try HTTPExchange.curl(base + "/app/").status == 200)
+        }
+    }
+
+    @Test func anIdleKeepAliveConnectionIsClosedAfterTheIdleTimeout() throws {
+        try withServer(idleMilliseconds: 500) { port in
+            let connection = try RawConnection(port: port, timeout: 10)
+            let started = Date()
+            #expect(connection.send(Array("GET /app/index.html HTTP/1.1\r\nHost: x\r\n\r\n".utf8)))
+            let end = connection.readToEnd()
+            let waited = Date().timeIntervalSince(started)
+            #expect(!end.reset, "closed by the server, not timed out")
+            #expect(String(decoding: end.bytes, as: UTF8.self).hasPrefix("HTTP/1.1 200 OK"))
+            #expect(waited >= 0.4 && waited < 5, "closed after \(waited) s")
         }
     }
 
