@@ -37,7 +37,8 @@ enum Output {
 }
 
 /// Runs `body`, turning a ``PkgError`` or ``ConfigError`` into its one-line message on
-/// stderr and its ``ExitStatus`` (75 for a busy lock, 78 for configuration, else 1).
+/// stderr and its ``ExitStatus`` (75 for a busy lock, 78 for configuration, 64 for a flag
+/// out of range, else 1).
 func reportingErrors<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
@@ -46,6 +47,6 @@ func reportingErrors<T>(_ body: () throws -> T) throws -> T {
         throw ExitCode(error.code == .locked ? ExitStatus.lockBusy : ExitStatus.failure)
     } catch let error as ConfigError {
         Output.printError(error.message)
-        throw ExitCode(ExitStatus.config)
+        throw ExitCode(error.status)
     }
 }

@@ -25,7 +25,7 @@ struct StoreOptions: ParsableArguments {
             return try await ConfigLayers(flags: flags.values, configFile: config)
         } catch let error as ConfigError {
             Output.printError(error.message)
-            throw ExitCode(ExitStatus.config)
+            throw ExitCode(error.status)
         }
     }
 

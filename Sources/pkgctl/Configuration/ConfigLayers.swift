@@ -63,15 +63,14 @@ struct ConfigLayers {
     /// Where the value of `key` came from, after it was read: `--keep`,
     /// `PKGCTL_UPDATE_KEEP`, the file's path, or nil (the default).
     func source(of key: String) -> String? {
-        switch recorder.finding(for: key) {
-        case .value(let layer), .failure(let layer, _): layerName(layer, key: key)
-        case nil: nil
-        }
+        recorder.finding(for: key).map { layerName($0.layer, key: key) }
     }
 
     /// A setting's value that the command cannot use (out of range): the error names its source.
     func invalid(_ key: String, _ problem: String) -> ConfigError {
-        ConfigError("\(source(of: key).map { $0 + ": " } ?? "")\(key) \(problem)")
+        guard let layer = recorder.finding(for: key)?.layer else { return ConfigError("\(key) \(problem)") }
+        if layer == 0 { return ConfigError("\(Setting.named(key).flag) \(problem)", status: ExitStatus.usage) }
+        return ConfigError("\(layerName(layer, key: key)): \(key) \(problem)")
     }
 
     private func read<Value>(_ key: String, _ lookup: () -> Value?) throws -> Value? {

@@ -8,6 +8,13 @@ final class SourceRecorder: AccessReporter, Sendable {
     enum Finding: Sendable {
         case value(layer: Int)
         case failure(layer: Int, error: String)
+
+        /// The layer that answered.
+        var layer: Int {
+            switch self {
+            case .value(let layer), .failure(let layer, _): layer
+            }
+        }
     }
 
     private let findings = Mutex<[String: Finding]>([:])

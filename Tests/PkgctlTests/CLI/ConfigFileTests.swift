@@ -97,6 +97,10 @@ import Testing
         #expect(missing.status == 78)
         #expect(missing.stderr == "pkgctl: config file \(temp.path)/none.json: cannot be read (No such file or directory)\n")
 
+        let outOfRange = try PkgctlProcess.run(["update", "--root", root, "--manifest", manifestURL, "--keep", "0"])
+        #expect(outOfRange.status == 64, "a flag out of range is bad usage")
+        #expect(outOfRange.stderr == "pkgctl: --keep must be at least 1\n")
+
         let noManifest = try PkgctlProcess.run(["update", "--root", root], environment: ["PKGCTL_CONFIG": ""])
         #expect(noManifest.status == 78)
         #expect(noManifest.stderr.hasPrefix("pkgctl: no manifest URL: pass --manifest, or set update.manifest in "))

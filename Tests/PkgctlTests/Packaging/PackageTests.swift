@@ -50,8 +50,8 @@ enum PackagingCommand {
 
     static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         let scratch = try TemporaryDirectory(prefix: "pkgctl-command")
-        FileManager.default.createFile(atPath: scratch.path("out"), contents: nil)
-        FileManager.default.createFile(atPath: scratch.path("err"), contents: nil)
+        _ = FileManager.default.createFile(atPath: scratch.path("out"), contents: nil)
+        _ = FileManager.default.createFile(atPath: scratch.path("err"), contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
