@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+import Logging
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -39,6 +40,12 @@ public final class Resolver: Sendable {
     private let tasks: TaskTable
     private let table: Mutex<RouteTable>
     private let lastRescan = Atomic<Int64>(0)
+    /// After a failed reload of the routes, none is tried before this time (coarse monotonic ns).
+    private let routeReloadAllowedAt = Atomic<Int64>(0)
+    /// Failed reloads of the routes, for tests; metrics and the log have them too.
+    let routeReloadFailureCount = Atomic<Int>(0)
+    private let metrics: ResolverMetrics
+    private let logger = Logger(label: "pkgctl.resolver")
     private let overlay: OverlayCache
     private let upstream: UpstreamFetcher
     private let readQueue = DispatchQueue(label: "pkgctl.local-read", qos: .userInitiated, attributes: .concurrent)
@@ -50,6 +57,7 @@ public final class Resolver: Sendable {
         self.store = store
         self.configuration = configuration
         let metrics = ResolverMetrics()
+        self.metrics = metrics
         tasks = TaskTable(metrics: metrics)
         overlay = try OverlayCache(root: store.layout.cache)
         table = Mutex(try RouteTable.load(from: store))
@@ -279,11 +287,22 @@ public final class Resolver: Sendable {
         return refreshed(from: snapshot).match(host: host, path: path)
     }
 
-    /// Rebuilds the snapshot unless another thread already replaced `stale`.
+    /// Rebuilds the snapshot unless another thread already replaced `stale`. When the store
+    /// cannot be read, the previous routes go on serving: the failure is logged and counted,
+    /// and the next reload waits a second rather than retrying on every request.
     private func refreshed(from stale: RouteTable) -> RouteTable {
         table.withLock { current in
             if current !== stale { return current }
-            if let fresh = try? RouteTable.load(from: store) { current = fresh }
+            let now = coarseMonotonicNanoseconds()
+            guard now >= routeReloadAllowedAt.load(ordering: .relaxed) else { return current }
+            do {
+                current = try RouteTable.load(from: store)
+            } catch {
+                routeReloadAllowedAt.store(now + 1_000_000_000, ordering: .relaxed)
+                routeReloadFailureCount.add(1, ordering: .relaxed)
+                metrics.routeReloadFailed()
+                logger.error("routes of \(store.layout.root) not reloaded, the previous ones still serve: \(error)")
+            }
             return current
         }
     }

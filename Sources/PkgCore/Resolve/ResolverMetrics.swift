@@ -22,6 +22,7 @@ final class ResolverMetrics: Sendable {
     private let overlayFailures: Counter
     private let tasksInFlight: Meter
     private let taskStops: Counter
+    private let routeReloadFailures: Counter
 
     init() {
         func perClass<Handle>(_ make: (ResourceClass) -> Handle) -> [ResourceClass: Handle] {
@@ -38,6 +39,7 @@ final class ResolverMetrics: Sendable {
         overlayFailures = Counter(label: "pkgctl_overlay_commits_total", dimensions: [("result", "failed")])
         tasksInFlight = Meter(label: "pkgctl_tasks_in_flight")
         taskStops = Counter(label: "pkgctl_task_stops_total")
+        routeReloadFailures = Counter(label: "pkgctl_route_reload_failures_total")
     }
 
     /// A monotonic time stamp to pass to ``fetchEnded(_:startedAt:)``.
@@ -65,4 +67,7 @@ final class ResolverMetrics: Sendable {
 
     /// A task stopped before its source ended (counted by ``taskEnded()`` too).
     func taskStopped() { taskStops.increment() }
+
+    /// The store changed and its routes could not be read again; the previous ones still serve.
+    func routeReloadFailed() { routeReloadFailures.increment() }
 }

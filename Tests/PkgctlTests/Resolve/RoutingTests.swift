@@ -123,6 +123,24 @@ import Testing
         #expect(after.localFile?.hasSuffix("app/2.1.0/js/app.js") == true)
     }
 
+    @Test func anUnreadableStoreKeepsThePreviousRoutesAndRetriesOnceASecond() throws {
+        #expect(try plan("app://www.example.com/app/js/app.js").version == "2.0.0")
+        // A new version becomes current, but another package's record cannot be read:
+        // the store cannot be loaded until that is repaired.
+        try sandbox.install("app", "2.1.0", routes: ["www.example.com/app"], files: ["js/app.js": Array("new".utf8)])
+        let record = sandbox.root + "/state/packages/site/1.0.0.json"
+        let good = try Data(contentsOf: URL(fileURLWithPath: record))
+        try Data("{".utf8).write(to: URL(fileURLWithPath: record))
+
+        for _ in 0..<50 { #expect(try plan("app://www.example.com/app/js/app.js").version == "2.0.0") }
+        #expect(resolver.routeReloadFailureCount.load(ordering: .relaxed) == 1,
+                "one failed reload, logged and counted; not one per request")
+
+        try good.write(to: URL(fileURLWithPath: record))
+        #expect(eventually(seconds: 3) { (try? plan("app://www.example.com/app/js/app.js").version) == "2.1.0" })
+        #expect(resolver.routeReloadFailureCount.load(ordering: .relaxed) == 1)
+    }
+
     @Test func noticesNewPackages() throws {
         let quick = try Resolver(store: sandbox.store, configuration: ResolverConfiguration(packageRescanMilliseconds: 0))
         #expect(try quick.plan(for: ResourceRequest(url: "app://new.example.com/x.js")).package == nil)
