@@ -430,10 +430,10 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     func fail(_ error: PkgError, context: ChannelHandlerContext) {
         guard let exchange else { return }
         if exchange.responseStarted {
-            // The head is out: the only honest signal left is a cut connection.
+            // The head is out: the only honest signal left is a cut connection; the log says why.
             upstreamTask = nil
             self.exchange = nil
-            log(exchange)
+            log(exchange, note: " (cut: \(error.message))")
             context.close(promise: nil)
         } else {
             let status: HTTPResponseStatus = error.code == .invalidArgument ? .badRequest : .badGateway
