@@ -16,33 +16,12 @@ enum WorkerThreads {
         if count > 1 {
             threads.reserveCapacity(count - 1)
             for number in 1..<count {
-                let job = Unmanaged.passRetained(Job(number: number, body: body)).toOpaque()
-                var thread = pthread_t()
-                let started = pthread_create(&thread, nil, { context in
-                    let job = Unmanaged<Job>.fromOpaque(context!).takeRetainedValue()
-                    job.body(job.number)
-                    return nil
-                }, job)
-                if started == 0 {
-                    threads.append(thread)
-                } else {
-                    Unmanaged<Job>.fromOpaque(job).release()
-                }
+                if let thread = PosixThread.start({ body(number) }) { threads.append(thread) }
             }
         }
         body(0)
         for thread in threads {
             pthread_join(thread, nil)
-        }
-    }
-
-    private final class Job: Sendable {
-        let number: Int
-        let body: @Sendable (Int) -> Void
-
-        init(number: Int, body: @escaping @Sendable (Int) -> Void) {
-            self.number = number
-            self.body = body
         }
     }
 }

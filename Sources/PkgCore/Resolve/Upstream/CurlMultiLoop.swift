@@ -39,7 +39,7 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     private func startIfNeeded() {
         guard started.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
-        DetachedThread.start(name: "pkgctl.upstream") { [self] in run() }
+        PosixThread.detach(name: "pkgctl.upstream") { [self] in run() }
     }
 
     /// Starts `transfer`; its callbacks then run on the loop thread.
