@@ -24,7 +24,7 @@ struct ConfigCommand: AsyncParsableCommand {
         let lines = try reportingErrors {
             try Setting.all.map { setting in
                 let value = try Self.value(of: setting, in: layers)
-                let shown = value ?? setting.defaultText.map { "\($0)" } ?? "(not set)"
+                let shown = value ?? setting.defaultText ?? "(not set)"
                 return (setting.key, shown, value == nil ? "default" : layers.source(of: setting.key) ?? "default")
             }
         }

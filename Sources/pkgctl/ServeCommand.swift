@@ -23,10 +23,10 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
-    @Option(help: "Port to listen on; 0: any free port (default: 8080).")
+    @Option(help: "Port to listen on; 0: any free port (default: \(ServeSettings.Defaults.port)).")
     var port: Int?
 
-    @Option(help: ArgumentHelp("Address to listen on (default: 127.0.0.1).", valueName: "address"))
+    @Option(help: ArgumentHelp("Address to listen on (default: \(ServeSettings.Defaults.bind)).", valueName: "address"))
     var bind: String?
 
     @Option(help: ArgumentHelp(

@@ -34,7 +34,7 @@ struct UpdateCommand: AsyncParsableCommand {
     var healthCheck: String?
 
     @Option(name: .customLong("health-timeout"),
-            help: ArgumentHelp("Seconds the health check may run (default: 30).", valueName: "seconds"))
+            help: ArgumentHelp("Seconds the health check may run (default: \(DecimalText.tenths(UpdateSettings.Defaults.healthTimeout, droppingZeroTenth: true))).", valueName: "seconds"))
     var healthTimeout: Double?
 
     @Option(name: .customLong("device-id"), help: ArgumentHelp(
@@ -42,19 +42,19 @@ struct UpdateCommand: AsyncParsableCommand {
     var deviceID: String?
 
     @Option(help: ArgumentHelp("Wait a random 0 to SECONDS before the check, so a fleet does not poll in step "
-                               + "(default: 0).", valueName: "seconds"))
+                               + "(default: \(DecimalText.tenths(UpdateSettings.Defaults.jitter, droppingZeroTenth: true))).", valueName: "seconds"))
     var jitter: Double?
 
-    @Option(help: "Installed versions to keep per package; the active one always stays (default: 2).")
+    @Option(help: "Installed versions to keep per package; the active one always stays (default: \(UpdateSettings.Defaults.keep)).")
     var keep: Int?
 
-    @Option(help: "Seconds to wait for a connection (default: 10).")
+    @Option(help: "Seconds to wait for a connection (default: \(UpdateSettings.Defaults.connectTimeout)).")
     var connectTimeout: Int?
 
-    @Option(help: "Seconds a transfer may stall before it is retried (default: 30).")
+    @Option(help: "Seconds a transfer may stall before it is retried (default: \(UpdateSettings.Defaults.stallTimeout)).")
     var stallTimeout: Int?
 
-    @Option(help: "Tries per transfer; timeouts and 5xx are retried with backoff (default: 4).")
+    @Option(help: "Tries per transfer; timeouts and 5xx are retried with backoff (default: \(UpdateSettings.Defaults.attempts)).")
     var attempts: Int?
 
     @Option(help: "Most entries a bundle may hold (default: \(ExtractionLimits().maxEntries)).")

@@ -28,7 +28,7 @@ enum ConfigFileKeys {
         }
         guard case .object(let top) = root else { throw ConfigError("\(path): expected a JSON object at the top level") }
         let known = Set(Setting.all.map(\.key))
-        let sections = Set(Setting.all.compactMap { $0.key.split(separator: ".").count == 2 ? String($0.key.prefix { $0 != "." }) : nil })
+        let sections = Set(known.compactMap { key in key.firstIndex(of: ".").map { String(key[..<$0]) } })
         for (name, node) in top.sorted(by: { $0.key < $1.key }) {
             if sections.contains(name) {
                 guard case .object(let section) = node else { throw ConfigError("\(path): \(name): expected an object") }

@@ -35,8 +35,13 @@ struct ConfigLayers {
                 .prefixKeys(with: "pkgctl"),
         ]
         if let path {
-            guard access(path, R_OK) == 0, let bytes = try? Array(Data(contentsOf: URL(filePath: path))) else {
+            var info = stat()
+            guard access(path, R_OK) == 0, stat(path, &info) == 0 else {
                 throw ConfigError("config file \(path): cannot be read (\(String(cString: strerror(errno))))")
+            }
+            guard info.st_mode & S_IFMT == S_IFREG else { throw ConfigError("config file \(path): not a regular file") }
+            guard let bytes = try? Array(Data(contentsOf: URL(filePath: path))) else {
+                throw ConfigError("config file \(path): cannot be read")
             }
             try ConfigFileKeys.check(bytes, path: path)
             do {
@@ -75,7 +80,7 @@ struct ConfigLayers {
 
     private func read<Value>(_ key: String, _ lookup: () -> Value?) throws -> Value? {
         let value = lookup()
-        if case .failure(let layer, _) = recorder.finding(for: key) {
+        if case .failure(let layer) = recorder.finding(for: key) {
             throw ConfigError("\(layerName(layer, key: key)): \(key): expected \(Setting.named(key).kind.name)")
         }
         return value

@@ -10,11 +10,17 @@ struct ServeSettings {
     var quiet: Bool
     var metricsPort: Int?
 
+    /// The values used when no layer sets them; the help texts and `pkgctl config` show these.
+    enum Defaults {
+        static let bind = "127.0.0.1"
+        static let port = 8080
+    }
+
     /// Throws a ``ConfigError`` naming the setting, and where it came from, that is
     /// of the wrong type or out of range.
     init(_ layers: ConfigLayers) throws {
-        bind = try layers.string("serve.bind") ?? "127.0.0.1"
-        port = try layers.integer("serve.port") ?? 8080
+        bind = try layers.string("serve.bind") ?? Defaults.bind
+        port = try layers.integer("serve.port") ?? Defaults.port
         defaultHost = try layers.string("serve.default-host")
         upstream = try layers.string("serve.upstream")
         caFile = try layers.string("serve.ca-file")

@@ -4,15 +4,16 @@ import Synchronization
 /// Remembers, for each key read, which layer answered it and which layer's value
 /// was unusable: swift-configuration reports every read here (as an access reporter).
 final class SourceRecorder: AccessReporter, Sendable {
-    /// What a read found: the index of the first layer with a value, or of one that failed.
+    /// What a read found: the index of the first layer with a value, or of one whose
+    /// value could not be read as the type asked for.
     enum Finding: Sendable {
         case value(layer: Int)
-        case failure(layer: Int, error: String)
+        case failure(layer: Int)
 
         /// The layer that answered.
         var layer: Int {
             switch self {
-            case .value(let layer), .failure(let layer, _): layer
+            case .value(let layer), .failure(let layer): layer
             }
         }
     }
@@ -25,15 +26,15 @@ final class SourceRecorder: AccessReporter, Sendable {
         for (layer, result) in event.providerResults.enumerated() {
             switch result.result {
             case .success(let lookup) where lookup.value != nil:
-                finding = event.conversionError.map { .failure(layer: layer, error: "\($0)") } ?? .value(layer: layer)
+                finding = event.conversionError == nil ? .value(layer: layer) : .failure(layer: layer)
             case .success:
                 continue
-            case .failure(let error):
-                finding = .failure(layer: layer, error: "\(error)")
+            case .failure:
+                finding = .failure(layer: layer)
             }
             break
         }
-        if finding == nil, let error = event.conversionError { finding = .failure(layer: 0, error: "\(error)") }
+        if finding == nil, event.conversionError != nil { finding = .failure(layer: 0) }
         guard let finding else { return }
         findings.withLock { $0[key] = finding }
     }

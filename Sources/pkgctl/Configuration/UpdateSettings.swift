@@ -17,6 +17,16 @@ struct UpdateSettings {
     var limits: ExtractionLimits
     var noWait: Bool
 
+    /// The values used when no layer sets them; the help texts and `pkgctl config` show these.
+    enum Defaults {
+        static let keep = 2
+        static let healthTimeout = 30.0
+        static let jitter = 0.0
+        static let connectTimeout = 10
+        static let stallTimeout = 30
+        static let attempts = 4
+    }
+
     /// Throws a ``ConfigError`` naming the setting, and where it came from, that is
     /// missing, of the wrong type or out of range.
     init(_ layers: ConfigLayers) throws {
@@ -28,13 +38,13 @@ struct UpdateSettings {
         caFile = try layers.string("update.ca-file")
         trustedKeys = try layers.strings("update.trusted-key") ?? []
         deviceID = try layers.string("update.device-id")
-        keep = try layers.integer("update.keep") ?? 2
+        keep = try layers.integer("update.keep") ?? Defaults.keep
         healthCheck = try layers.string("update.health-check")
-        healthTimeout = try layers.number("update.health-timeout") ?? 30
-        jitter = try layers.number("update.jitter") ?? 0
-        connectTimeout = try layers.integer("update.connect-timeout") ?? 10
-        stallTimeout = try layers.integer("update.stall-timeout") ?? 30
-        attempts = try layers.integer("update.attempts") ?? 4
+        healthTimeout = try layers.number("update.health-timeout") ?? Defaults.healthTimeout
+        jitter = try layers.number("update.jitter") ?? Defaults.jitter
+        connectTimeout = try layers.integer("update.connect-timeout") ?? Defaults.connectTimeout
+        stallTimeout = try layers.integer("update.stall-timeout") ?? Defaults.stallTimeout
+        attempts = try layers.integer("update.attempts") ?? Defaults.attempts
         let defaults = ExtractionLimits()
         let maxSize = try layers.integer("update.max-size") ?? Int(defaults.maxTotalUncompressedSize)
         limits = ExtractionLimits(maxEntries: try layers.integer("update.max-entries") ?? defaults.maxEntries,

@@ -97,6 +97,10 @@ import Testing
         #expect(missing.status == 78)
         #expect(missing.stderr == "pkgctl: config file \(temp.path)/none.json: cannot be read (No such file or directory)\n")
 
+        let directory = try PkgctlProcess.run(["status", "--config", temp.path])
+        #expect(directory.status == 78)
+        #expect(directory.stderr == "pkgctl: config file \(temp.path): not a regular file\n")
+
         let outOfRange = try PkgctlProcess.run(["update", "--root", root, "--manifest", manifestURL, "--keep", "0"])
         #expect(outOfRange.status == 64, "a flag out of range is bad usage")
         #expect(outOfRange.stderr == "pkgctl: --keep must be at least 1\n")
