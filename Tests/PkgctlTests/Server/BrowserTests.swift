@@ -19,23 +19,51 @@ struct BrowserTests {
         #expect(try Updater(store: PackageStore(root: root), manifestURL: "file://" + origin + "/manifest.json").run().succeeded)
     }
 
+    /// Origin up: the demo comes from the package and a page the package lacks (with its
+    /// script) comes from the origin and is written through. Origin down: the demo and the
+    /// written-through page still render, and a page never fetched fails cleanly with a 502
+    /// while the server goes on serving.
     @Test func demoRendersFromThePackageWithTheOriginUpAndDown() throws {
         let site = try TemporaryDirectory(prefix: "pkgctl-site")
-        let origin = try NginxOrigin(root: site.path)
-        let online = try renderDemo(upstream: origin.baseURL)
+        _ = try site.write(Array("""
+            <!doctype html><meta charset=utf-8><title>extra</title>
+            <div id=out>not run</div><script src="/app/js/extra.js"></script>
+            """.utf8), to: "app/extra.html")
+        _ = try site.write(Array("document.getElementById('out').textContent = 'extra ran';\n".utf8), to: "app/js/extra.js")
+        _ = try site.write(Array("<!doctype html><title>late</title><p>only on the origin</p>\n".utf8), to: "app/late.html")
+        let origin = try NginxOrigin(root: site.path, accessLog: true)
+
+        let online = try renderDemo(upstream: origin.baseURL) { url in
+            let extra = try dumpDOM(url + "extra.html")
+            #expect(extra.contains("<div id=\"out\">extra ran</div>"), "\(extra)")
+        }
+        #expect(online.contains { $0.contains("GET /app/extra.html 200 ") && $0.contains(" html origin ") }, "\(online)")
+        #expect(online.contains { $0.contains("GET /app/js/extra.js 200 ") && $0.contains(" script origin ") }, "\(online)")
+        let fetched = origin.accessLog()
+        #expect(fetched.contains { $0.hasPrefix("/app/extra.html 200 ") } && fetched.contains { $0.hasPrefix("/app/js/extra.js 200 ") },
+                "the origin did not see the fetches: \(fetched)")
+
         origin.stop()
-        let offline = try renderDemo(upstream: origin.baseURL)
-        for run in [online, offline] {
-            #expect(run.dom.contains("ready: script style image data"), "\(run.dom)")
+        let offline = try renderDemo(upstream: origin.baseURL) { url in
+            let extra = try dumpDOM(url + "extra.html")
+            #expect(extra.contains("<div id=\"out\">extra ran</div>"), "\(extra)")
+            let late = try HTTPExchange.curl(url + "late.html")
+            #expect(late.status == 502, "\(late.status) \(late.headers)")
+            #expect(!String(decoding: late.body, as: UTF8.self).contains("only on the origin"))
+        }
+        #expect(offline.contains { $0.contains("GET /app/extra.html 200 ") && !$0.contains(" origin ") }, "\(offline)")
+        #expect(offline.contains { $0.contains("GET /app/late.html 502 ") }, "\(offline)")
+        for log in [online, offline] {
             for resourceClass in ["html", "script", "style", "image"] {
-                #expect(run.log.contains { $0.contains(" 200 ") && $0.contains(" \(resourceClass) package ") },
-                        "no \(resourceClass) served from the package: \(run.log)")
+                #expect(log.contains { $0.contains(" 200 ") && $0.contains(" \(resourceClass) package ") },
+                        "no \(resourceClass) served from the package: \(log)")
             }
         }
     }
 
-    /// Serves the store, lets Chromium load the demo, stops the server with SIGINT.
-    private func renderDemo(upstream: String) throws -> (dom: String, log: [String]) {
+    /// Serves the store, lets Chromium load the demo (which must render), runs `more` with
+    /// the route's URL, stops the server with SIGINT and returns its log.
+    private func renderDemo(upstream: String, more: (String) throws -> Void) throws -> [String] {
         let (server, out, err) = try PkgctlProcess.start(["serve", "--root", root, "--port", "0", "--upstream", upstream])
         defer { if server.isRunning { server.terminate() } }
         let banner = try PkgctlProcess.firstLine(of: out, timeout: 20)
@@ -45,13 +73,15 @@ struct BrowserTests {
         #expect(root.status == 302 && root.header("Location") == "/app/", "\(banner): \(root.status) \(root.headers)")
 
         let dom = try dumpDOM(url + "index.html")
+        #expect(dom.contains("ready: script style image data"), "\(dom)")
+        try more(url)
 
         kill(server.processIdentifier, SIGINT)
         let log = String(decoding: out.fileHandleForReading.readDataToEndOfFile()
                          + err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         server.waitUntilExit()
         #expect(server.terminationStatus == 0, "serve did not stop cleanly on SIGINT: \(log)")
-        return (dom, log.split(separator: "\n").map(String.init))
+        return log.split(separator: "\n").map(String.init)
     }
 
     @Test func aSinglePageAppDeepLinkRendersWithPrecompressedScripts() throws {
