@@ -14,8 +14,8 @@ command -v wrk >/dev/null && command -v nginx >/dev/null || scripts/setup --test
 command -v wrk >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq wrk >/dev/null; }
 swift build -c release --product pkgctl >/dev/null
 pkgctl=$PWD/.build/release/pkgctl
-work=$(mktemp -d "${TMPDIR:-/tmp}/pkgctl-serve-bench.XXXXXX")
-chmod 755 "$work"   # nginx workers run as www-data
+source bench/lib/serve-site.sh
+work=$(bench_workdir serve-bench)
 cleanup() {
   [ -n "${serve_pid:-}" ] && kill "$serve_pid" 2>/dev/null || true
   [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
@@ -23,42 +23,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-mkdir -p "$work/src"
-python3 - "$work/src" <<'PY'
-import os, random, sys
-out = sys.argv[1]
-rng = random.Random(7)
-words = "const let function return value state render props module export import div span".split()
-def text(n):
-    s = " ".join(rng.choice(words) for _ in range(n // 4))
-    return s[:n]
-open(os.path.join(out, "page.html"), "w").write("<!doctype html><title>b</title>" + text(4096 - 31))
-open(os.path.join(out, "app.js"), "w").write(text(100 * 1024))
-PY
-"$pkgctl" pack "$work/src" --name bench --version 1 --out "$work/origin" --route bench.local/app >/dev/null
-"$pkgctl" update --quiet --root "$work/store" --manifest "file://$work/origin/manifest.json"
-docroot="$work/store/packages/bench/1"
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+serve_site "$work"
 pport=$(free_port); nport=$(free_port)
-mkdir -p "$work/nginx/app"
-ln -s "$docroot"/* "$work/nginx/app/"
-cat > "$work/nginx.conf" <<CONF
-worker_processes 2;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log;
-events { worker_connections 1024; }
-http {
-  include /etc/nginx/mime.types;
-  access_log off;
-  sendfile on;
-  tcp_nopush on;
-  keepalive_requests 100000;
-  client_body_temp_path $work/tmp-body; proxy_temp_path $work/tmp-proxy; fastcgi_temp_path $work/tmp-fcgi;
-  uwsgi_temp_path $work/tmp-uwsgi; scgi_temp_path $work/tmp-scgi;
-  server { listen 127.0.0.1:$nport; root $work/nginx; disable_symlinks off; }
-}
-CONF
+nginx_conf "$work" "$nport" "worker_processes 2;"
 nginx -p "$work" -c "$work/nginx.conf"
 "$pkgctl" serve --quiet --offline --root "$work/store" --port "$pport" >/dev/null &
 serve_pid=$!

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Work per request, `pkgctl serve` vs nginx, counted rather than timed, so the numbers hold on
+# a busy machine: user-space instructions (valgrind's callgrind) and system calls (strace -c)
+# per request, over REQUESTS keep-alive requests on one connection (curl -K), after as many
+# to warm up, for a 4 KB html file, a 100 KB script and a 404. Both servers single-process
+# (nginx: master_process off). For pkgctl it also splits the instructions into pkgctl's own
+# handler (`PreviewHandler.respond` and what it calls) and the rest (SwiftNIO: event loop,
+# HTTP decoder, pipeline, writes).
+# Measures the static release build (the .deb's); valgrind 3.19 crashes in libdispatch with
+# the dynamic one, and cannot read Swift 6.3's DWARF, so debug info is stripped first.
+# Usage: bench/serve-instructions.sh [REQUESTS]   (default 2000)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+requests=${1:-2000}
+command -v nginx >/dev/null || scripts/setup --test
+command -v strace >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq strace >/dev/null; }
+build=(swift build -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
+  --product pkgctl --scratch-path .build-release)   # the same build as scripts/package
+"${build[@]}" >/dev/null
+source bench/lib/serve-site.sh
+work=$(bench_workdir serve-instructions)
+server_pid=""
+cleanup() { [ -n "$server_pid" ] && kill -9 "$server_pid" 2>/dev/null || true; sleep 0.2; rm -rf "$work"; }
+trap cleanup EXIT
+pkgctl=$work/pkgctl
+objcopy --strip-debug "$("${build[@]}" --show-bin-path)/pkgctl" "$pkgctl"
+serve_site "$work"
+pport=$(free_port); nport=$(free_port)
+nginx_conf "$work" "$nport" "daemon off; master_process off; worker_processes 1;"
+pkgctl_serve=("$pkgctl" serve --quiet --offline --root "$work/store" --port "$pport")
+nginx_serve=(nginx -p "$work" -c "$work/nginx.conf")
+
+# requests URL: a curl config asking for URL $requests times, all on one connection.
+curl_config() { for _ in $(seq 1 "$requests"); do printf 'url = "%s"\noutput = /dev/null\n' "$1"; done > "$work/curl.cfg"; }
+wait_for() { for _ in $(seq 1 300); do curl -s -o /dev/null "$1" && return; sleep 0.2; done; echo "no answer from $1" >&2; exit 1; }
+
+# instructions URL COMMAND... -> "total respond" instructions per request
+instructions() {
+  local url=$1; shift
+  rm -f "$work"/cg.*
+  valgrind --tool=callgrind --callgrind-out-file="$work/cg.%p" "$@" >/dev/null 2>"$work/valgrind.log" &
+  server_pid=$!
+  wait_for "$url"; curl_config "$url"
+  curl -s -K "$work/curl.cfg" >/dev/null
+  callgrind_control -z "$server_pid" >/dev/null 2>&1
+  curl -s -K "$work/curl.cfg" >/dev/null
+  callgrind_control -d "$server_pid" >/dev/null 2>&1
+  kill -9 "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+  local dump; dump=$(ls "$work"/cg.*.1)
+  local total respond
+  total=$(awk '/^(summary|totals):/ { print $2; exit }' "$dump")
+  respond=$(callgrind_annotate --inclusive=yes "$dump" 2>/dev/null \
+    | awk '/PreviewHandlerC7respond/ && !found { gsub(",", "", $1); print $1; found = 1 }')
+  echo "$((total / requests)) $(( ${respond:-0} / requests ))"
+}
+
+# syscalls URL COMMAND... -> system calls per request
+syscalls() {
+  local url=$1; shift
+  "$@" >/dev/null 2>&1 &
+  server_pid=$!
+  wait_for "$url"; curl_config "$url"
+  curl -s -K "$work/curl.cfg" >/dev/null
+  strace -f -c -o "$work/strace.out" -p "$server_pid" 2>/dev/null &
+  local tracer=$!; sleep 1
+  curl -s -K "$work/curl.cfg" >/dev/null
+  sleep 0.5; kill -INT "$tracer"; wait "$tracer" 2>/dev/null || true
+  kill -9 "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+  awk -v n="$requests" '$NF == "total" { printf "%.1f\n", $4 / n }' "$work/strace.out"
+}
+
+printf '%-10s %14s %12s %10s %14s %10s %10s\n' case "pkgctl instr" "(handler)" syscalls "nginx instr" syscalls "ratio"
+for case in page.html app.js missing; do
+  read -r ptotal prespond < <(instructions "http://127.0.0.1:$pport/app/$case" "${pkgctl_serve[@]}")
+  read -r ntotal _ < <(instructions "http://127.0.0.1:$nport/app/$case" "${nginx_serve[@]}")
+  psys=$(syscalls "http://127.0.0.1:$pport/app/$case" "${pkgctl_serve[@]}")
+  nsys=$(syscalls "http://127.0.0.1:$nport/app/$case" "${nginx_serve[@]}")
+  printf '%-10s %14s %12s %10s %14s %10s %9.2fx\n' "$case" "$ptotal" "$prespond" "$psys" "$ntotal" "$nsys" \
+    "$(awk -v a="$ptotal" -v b="$ntotal" 'BEGIN { print a / b }')"
+done
+echo "per request, over $requests keep-alive requests; ratio = pkgctl's user-space instructions / nginx's;"
+echo "(handler) = pkgctl's own PreviewHandler.respond and what it calls, the rest is SwiftNIO and the event loop"
