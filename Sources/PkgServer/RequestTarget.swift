@@ -11,7 +11,7 @@ enum RequestTarget {
                                 defaultHost: String?) -> ResourceRequest? {
         let uri = head.uri
         let method = head.method.rawValue
-        let headers = head.headers.map { ($0.name, $0.value) }
+        let headers = head.headers.map { (name: $0.name, value: $0.value) }
         if uri.utf8.first == UInt8(ascii: "/") {
             guard let host = defaultHost ?? head.headers.first(name: "Host"), !host.isEmpty else { return nil }
             // A host that would end the authority early is split as the URL it makes.

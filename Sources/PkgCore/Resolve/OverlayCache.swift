@@ -57,10 +57,11 @@ final class OverlayCache: Sendable {
         guard query.isEmpty, RequestPath.isSafeHost(host) else { return nil }
         if let match {
             let mount = match.route.mount
-            return StoreLayout.overlayDirectoryName(mount.name, mount.version) + "/" + host + match.route.prefix + "/"
-                + match.relativePath
+            return String(concatenating: StoreLayout.overlayDirectoryName(mount.name, mount.version)[...], "/", host[...],
+                          match.route.prefix[...], "/", match.relativePath[...])
         }
-        return host + (path.hasSuffix("/") ? path + "index.html" : path)
+        return path.hasSuffix("/") ? String(concatenating: host[...], path[...], "index.html")
+            : String(concatenating: host[...], path[...])
     }
 
     /// Opens the overlay file for `key`, refusing symlinks and escapes; nil without a look

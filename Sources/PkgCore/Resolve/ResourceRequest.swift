@@ -14,17 +14,8 @@ public struct ResourceRequest: Sendable {
     /// The whole URL: as received, or made from the parts it was given as.
     public var url: String {
         if let givenURL { return givenURL }
-        var url = ""
-        url.reserveCapacity(scheme.utf8.count + 3 + host.utf8.count + rawPath.utf8.count + 1 + query.utf8.count)
-        url += scheme
-        url += "://"
-        url += host
-        url += rawPath
-        if !query.isEmpty {
-            url += "?"
-            url += query
-        }
-        return url
+        return query.isEmpty ? String(concatenating: scheme, "://", host[...], rawPath)
+            : String(concatenating: scheme, "://", host[...], rawPath, "?", query)
     }
     private let givenURL: String?
     /// The HTTP method, upper case (`GET`, `POST`, ...).
