@@ -276,7 +276,7 @@ public final class Resolver: Sendable {
         let now = coarseMonotonicNanoseconds()
         if now - lastRescan.load(ordering: .relaxed) > Int64(configuration.packageRescanMilliseconds) * 1_000_000 {
             lastRescan.store(now, ordering: .relaxed)
-            if modificationStamp(store.layout.packages) != snapshot.packagesStamp || !snapshot.isCurrent {
+            if FileSystem.modificationStamp(store.layout.packages) != snapshot.packagesStamp || !snapshot.isCurrent {
                 snapshot = refreshed(from: snapshot)
             }
         }
