@@ -44,7 +44,7 @@ struct ResolveCommand: AsyncParsableCommand {
         }
         if let upstreamURL = plan.upstreamURL {
             print("upstream: \(upstreamURL)")
-            print("cache:    \(plan.overlayPath ?? "never written through")")
+            print("overlay:  \(plan.overlayPath ?? "never written through")")
         }
         guard fetch else { return }
         let task = CommandTask(request)

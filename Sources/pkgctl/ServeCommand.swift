@@ -41,7 +41,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("ca-file"), help: ArgumentHelp("PEM file of CAs to trust for https.", valueName: "pem"))
     var caFile: String?
 
-    @Flag(help: "Never contact the origin: what no package or cache holds is a 404.")
+    @Flag(help: "Never contact the origin: what no package or the overlay holds is a 404.")
     var offline = false
 
     @Flag(name: .shortAndLong, help: "No access log.")

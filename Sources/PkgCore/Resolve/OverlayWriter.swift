@@ -10,15 +10,15 @@ final class OverlayWriter: @unchecked Sendable {
     let temporary: String
     let destination: String
     /// Told when the entry is published.
-    private let cache: OverlayCache
+    private let overlay: Overlay
     private(set) var written: Int64 = 0
     private var failed = false
 
-    init(descriptor: Int32, temporary: String, destination: String, cache: OverlayCache) {
+    init(descriptor: Int32, temporary: String, destination: String, overlay: Overlay) {
         self.descriptor = descriptor
         self.temporary = temporary
         self.destination = destination
-        self.cache = cache
+        self.overlay = overlay
     }
 
     deinit { discard() }
@@ -54,7 +54,7 @@ final class OverlayWriter: @unchecked Sendable {
         let parent = PathName.parent(destination)
         do { try FileSystem.makeDirectories(parent) } catch { unlink(temporary); return false }
         if rename(temporary, destination) != 0 { unlink(temporary); return false }
-        cache.published()
+        overlay.published()
         return true
     }
 

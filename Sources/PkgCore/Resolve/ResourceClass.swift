@@ -1,6 +1,6 @@
 /// What kind of resource a request asks for; decides what happens on a miss
-/// (see ``Resolver``): html, script and style are written through to the overlay
-/// cache, images only when enabled, everything else is passed to the origin.
+/// (see ``Resolver``): html, script and style are written through to the
+/// overlay, images only when enabled, everything else is passed to the origin.
 public enum ResourceClass: String, Sendable, Hashable, CaseIterable {
     case html, script, style, image, other
 

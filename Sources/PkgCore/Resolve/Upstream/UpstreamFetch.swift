@@ -21,7 +21,7 @@ import NIOConcurrencyHelpers
 /// hold a shared fetch past the origin's own send timeout.
 final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
     let plan: UpstreamPlan
-    private unowned let owner: UpstreamFetcher
+    private unowned let owner: UpstreamFetchCoalescer
     private let lock = NIOLock()
     private var subscribers: [TaskEntry] = []
     private var headArrived = false
@@ -36,7 +36,7 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
     private var stall: (entry: TaskEntry, admitted: Int)?
     private let started = ResolverMetrics.now()
 
-    init(plan: UpstreamPlan, owner: UpstreamFetcher) {
+    init(plan: UpstreamPlan, owner: UpstreamFetchCoalescer) {
         self.plan = plan
         self.owner = owner
     }

@@ -7,6 +7,6 @@ struct UpstreamPlan: Sendable {
     var resourceClass: ResourceClass
     /// Key under which concurrent identical misses share this fetch; nil = not shared.
     var coalescingKey: String?
-    /// The overlay entry a complete, cacheable answer is written to; nil = never cached.
+    /// The overlay entry a complete, cacheable answer is written to; nil = never written through.
     var overlayKey: String?
 }

@@ -18,10 +18,10 @@ import Glibc
 /// host or package name, so the two kinds of directory never collide.
 ///
 /// Keys found absent are remembered (a request for a missing file would otherwise
-/// pay a failed open here on every repeat): until this cache publishes any entry,
+/// pay a failed open here on every repeat): until this overlay publishes any entry,
 /// and for at most ``absenceMilliseconds``, so an entry another process writes
 /// under the same root is seen within that time.
-final class OverlayCache: Sendable {
+final class Overlay: Sendable {
     let root: String
     let directoryDescriptor: Int32
     private let temporaryCounter = Atomic<Int>(0)
@@ -51,7 +51,7 @@ final class OverlayCache: Sendable {
 
     deinit { close(directoryDescriptor) }
 
-    /// The overlay path (relative to the cache root) for a request, or nil when
+    /// The overlay path (relative to the overlay root) for a request, or nil when
     /// the request is not cacheable by URL (a query string, or an unsafe host).
     static func key(host: String, path: String, query: Substring, match: RouteMatch?) -> String? {
         guard query.isEmpty, RequestPath.isSafeHost(host) else { return nil }
@@ -107,6 +107,6 @@ final class OverlayCache: Sendable {
         let temporary = root + "/.tmp/w-\(getpid())-\(number)"
         let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return nil }
-        return OverlayWriter(descriptor: fd, temporary: temporary, destination: root + "/" + key, cache: self)
+        return OverlayWriter(descriptor: fd, temporary: temporary, destination: root + "/" + key, overlay: self)
     }
 }

@@ -2,9 +2,9 @@ import Dispatch
 import NIOConcurrencyHelpers
 
 /// Starts fetches, shares concurrent identical misses, counts what is in flight.
-final class UpstreamFetcher: @unchecked Sendable {
+final class UpstreamFetchCoalescer: @unchecked Sendable {
     let loop = CurlMultiLoop()
-    let overlay: OverlayCache
+    let overlay: Overlay
     let commitQueue = DispatchQueue(label: "pkgctl.overlay-commit")
     let caFile: String?
     let connectTimeoutMilliseconds: Int
@@ -15,7 +15,7 @@ final class UpstreamFetcher: @unchecked Sendable {
     private var shared: [String: UpstreamFetch] = [:]
     private var inFlight = 0
 
-    init(overlay: OverlayCache, caFile: String?, connectTimeoutMilliseconds: Int, stalledReaderSeconds: Double,
+    init(overlay: Overlay, caFile: String?, connectTimeoutMilliseconds: Int, stalledReaderSeconds: Double,
          metrics: ResolverMetrics) {
         self.overlay = overlay
         self.caFile = caFile
