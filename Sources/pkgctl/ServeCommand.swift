@@ -153,6 +153,6 @@ struct ServeCommand: AsyncParsableCommand {
     /// The host of the first route when exactly one package is installed.
     static func defaultHost(of packages: [InstalledPackage]) -> String? {
         guard packages.count == 1, let route = packages[0].routes.first else { return nil }
-        return String(route.prefix { $0 != "/" })
+        return PackageRoute(route)?.host
     }
 }

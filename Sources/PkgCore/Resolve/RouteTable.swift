@@ -38,14 +38,11 @@ final class RouteTable: Sendable {
                                          spaFallback: package.spaFallback)
             mounts.append(mount)
             for text in package.routes {
-                var host = Substring(text)
-                var prefix = Substring("")
-                if let slash = text.firstIndex(of: "/") {
-                    host = text[..<slash]
-                    prefix = text[slash...]
+                guard let route = PackageRoute(text) else {
+                    throw PkgError(.malformedManifest, "package \(package.name) \(package.version): route "
+                                   + "'\(text.escapedForMessage)' must be HOST or HOST/PATH without a scheme")
                 }
-                while prefix.hasSuffix("/") { prefix = prefix.dropLast() }
-                routes.append(Route(host: host.lowercased(), prefix: String(prefix), mount: mount))
+                routes.append(Route(host: route.host, prefix: route.prefix, mount: mount))
             }
         }
         return RouteTable(routes: routes, mounts: mounts, packagesStamp: stamp)
