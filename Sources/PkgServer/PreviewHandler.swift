@@ -267,7 +267,7 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         let source: String
         switch answer.source {
         case .package: source = "package"
-        case .overlay: source = "cache"
+        case .overlay: source = "overlay"
         }
         guard let file = answer.file, !answer.range.isEmpty else {
             return finish(context: context, last: startResponse(answer.response, source: source, context: context))

@@ -44,7 +44,7 @@ struct ResolveCommand: AsyncParsableCommand {
         }
         if let upstreamURL = plan.upstreamURL {
             print("upstream: \(upstreamURL)")
-            print("cache:    \(plan.overlayPath ?? "never written through")")
+            print("overlay:  \(plan.overlayPath ?? "never written through")")
         }
         guard fetch else { return }
         let task = CommandTask(request)
@@ -61,22 +61,22 @@ struct ResolveCommand: AsyncParsableCommand {
         print("status:   \(task.status)")
         print("bytes:    \(task.bytes)")
     }
-}
 
-/// Counts what the resolver delivers for `pkgctl resolve --fetch`.
-private final class CommandTask: ResourceTask, @unchecked Sendable {
-    let request: ResourceRequest
-    let finished = DispatchSemaphore(value: 0)
-    var status = 0
-    var bytes = 0
-    var error: PkgError?
+    /// Counts what the resolver delivers for `pkgctl resolve --fetch`.
+    private final class CommandTask: ResourceTask, @unchecked Sendable {
+        let request: ResourceRequest
+        let finished = DispatchSemaphore(value: 0)
+        var status = 0
+        var bytes = 0
+        var error: PkgError?
 
-    init(_ request: ResourceRequest) { self.request = request }
-    func didReceive(_ response: ResourceResponse) { status = response.status }
-    func didReceive(_ data: UnsafeRawBufferPointer) { bytes += data.count }
-    func didFinish() { finished.signal() }
-    func didFail(_ error: PkgError) {
-        self.error = error
-        finished.signal()
+        init(_ request: ResourceRequest) { self.request = request }
+        func didReceive(_ response: ResourceResponse) { status = response.status }
+        func didReceive(_ data: UnsafeRawBufferPointer) { bytes += data.count }
+        func didFinish() { finished.signal() }
+        func didFail(_ error: PkgError) {
+            self.error = error
+            finished.signal()
+        }
     }
 }

@@ -41,7 +41,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("ca-file"), help: ArgumentHelp("PEM file of CAs to trust for https.", valueName: "pem"))
     var caFile: String?
 
-    @Flag(help: "Never contact the origin: what no package or cache holds is a 404.")
+    @Flag(help: "Never contact the origin: what no package or the overlay holds is a 404.")
     var offline = false
 
     @Flag(name: .shortAndLong, help: "No access log.")
@@ -153,6 +153,6 @@ struct ServeCommand: AsyncParsableCommand {
     /// The host of the first route when exactly one package is installed.
     static func defaultHost(of packages: [InstalledPackage]) -> String? {
         guard packages.count == 1, let route = packages[0].routes.first else { return nil }
-        return String(route.prefix { $0 != "/" })
+        return PackageRoute(route)?.host
     }
 }

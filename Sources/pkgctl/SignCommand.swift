@@ -32,33 +32,3 @@ struct SignCommand: ParsableCommand {
         print("\(manifest)  sequence \(signed.sequence ?? 0)  expires \(signed.expires?.formatted(.iso8601) ?? "-")")
     }
 }
-
-/// `--sign` and `--expires-in`, shared by the commands that change a published manifest.
-struct SigningOptions: ParsableArguments {
-    @Option(name: .customLong("sign"),
-            help: ArgumentHelp("Private key to sign manifest.json with (repeatable); needed when it is signed.",
-                               valueName: "keyfile"))
-    var keys: [String] = []
-
-    @OptionGroup var validity: SigningValidity
-
-    /// The signer for `--sign`, nil without it.
-    func signer() throws -> ManifestSigner? {
-        keys.isEmpty ? nil : try validity.signer(keys: keys)
-    }
-}
-
-/// `--expires-in`, shared by `sign` and ``SigningOptions``.
-struct SigningValidity: ParsableArguments {
-    @Option(name: .customLong("expires-in"),
-            help: ArgumentHelp("Days until devices stop accepting the signed manifest (default 30).", valueName: "days"))
-    var expiresIn: Int = Int(ManifestSigner.defaultValidity / 86_400)
-
-    func validate() throws {
-        guard expiresIn >= 1 else { throw ValidationError("--expires-in must be at least 1 day") }
-    }
-
-    func signer(keys: [String]) throws -> ManifestSigner {
-        ManifestSigner(keys: try keys.map(SigningKey.init(file:)), validity: TimeInterval(expiresIn) * 86_400)
-    }
-}

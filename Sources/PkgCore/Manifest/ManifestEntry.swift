@@ -92,7 +92,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
             throw fail("sha256 must be 64 lower-case hex digits")
         }
         guard !url.isEmpty else { throw fail("url is empty") }
-        for route in routes where route.isEmpty || route.hasPrefix("/") || route.contains("://") {
+        for route in routes where PackageRoute(route) == nil {
             throw fail("route '\(route.escapedForMessage)' must be HOST or HOST/PATH without a scheme")
         }
         for version in revoked where !Self.isSafeComponent(version) {

@@ -80,13 +80,3 @@ public struct PublishedFileIndex: Codable, Sendable, Hashable {
         return index
     }
 }
-
-/// Where a version's ``PublishedFileIndex`` is, and its hash and size.
-public struct IndexReference: Codable, Sendable, Hashable {
-    /// URL of the index, absolute or relative to the manifest's.
-    public var url: String
-    /// Lower-case hex SHA-256 of the index file.
-    public var sha256: String
-    /// Size of the index file in bytes.
-    public var size: UInt64
-}

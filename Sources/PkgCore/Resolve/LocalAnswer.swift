@@ -28,7 +28,7 @@ public struct LocalAnswer: Sendable {
     public enum Source: Sendable, Hashable {
         /// The active version of an installed package.
         case package(name: String, version: String)
-        /// The write-through overlay cache (fetched under `version` of `package`, if routed).
+        /// The write-through overlay (fetched under `version` of `package`, if routed).
         case overlay(package: String?, version: String?)
     }
 

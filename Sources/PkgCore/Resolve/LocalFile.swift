@@ -4,7 +4,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// A local file (from a package or the overlay cache): an open descriptor,
+/// A local file (from a package or the overlay): an open descriptor,
 /// closed when released, that a server can `sendfile(2)`; or, for small files
 /// of a package version, its bytes held in memory (``isInMemory``). Read either
 /// kind with ``read(into:at:)``.

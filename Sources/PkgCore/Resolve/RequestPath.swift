@@ -112,7 +112,7 @@ enum RequestPath {
         }
     }
 
-    /// Whether `host` is safe as one directory name of the overlay cache:
+    /// Whether `host` is safe as one directory name of the overlay:
     /// letters, digits, `.`, `-`, `:` (a port), `[`/`]` (IPv6), not starting with `.`.
     static func isSafeHost(_ host: String) -> Bool {
         guard let first = host.utf8.first, first != UInt8(ascii: "."), host.utf8.count <= 255 else { return false }

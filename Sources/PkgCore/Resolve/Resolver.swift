@@ -6,8 +6,8 @@ import Synchronization
 import Glibc
 #endif
 
-/// Answers custom-scheme requests from the installed packages, the overlay
-/// cache, or the origin — the embeddable heart of pkgctl, shaped like
+/// Answers custom-scheme requests from the installed packages, the
+/// overlay, or the origin — the embeddable heart of pkgctl, shaped like
 /// `WKURLSchemeHandler`: ``start(_:delivery:)`` and ``stop(_:)`` with a ``ResourceTask``.
 ///
 /// For each request: classify it (``ResourceClass``), route host + path prefix
@@ -46,8 +46,8 @@ public final class Resolver: Sendable {
     let routeReloadFailureCount = Atomic<Int>(0)
     private let metrics: ResolverMetrics
     private let logger = Logger(label: "pkgctl.resolver")
-    private let overlay: OverlayCache
-    private let upstream: UpstreamFetcher
+    private let overlay: Overlay
+    private let upstream: UpstreamFetchCoalescer
     private let readQueue = DispatchQueue(label: "pkgctl.local-read", qos: .userInitiated, attributes: .concurrent)
 
     /// A resolver over `store`; creates `ROOT/cache` when missing. Its metrics (origin fetches,
@@ -59,9 +59,9 @@ public final class Resolver: Sendable {
         let metrics = ResolverMetrics()
         self.metrics = metrics
         tasks = TaskTable(metrics: metrics)
-        overlay = try OverlayCache(root: store.layout.cache)
+        overlay = try Overlay(root: store.layout.overlay)
         table = Mutex(try RouteTable.load(from: store))
-        upstream = UpstreamFetcher(overlay: overlay, caFile: configuration.caFile,
+        upstream = UpstreamFetchCoalescer(overlay: overlay, caFile: configuration.caFile,
                                    connectTimeoutMilliseconds: configuration.connectTimeoutMilliseconds,
                                    stalledReaderSeconds: configuration.stalledReaderSeconds, metrics: metrics)
         lastRescan.store(coarseMonotonicNanoseconds(), ordering: .relaxed)
@@ -214,7 +214,7 @@ public final class Resolver: Sendable {
                                                varies: !codings.isEmpty), resourceClass)
             }
         }
-        let overlayKey = OverlayCache.key(host: request.host, path: path, query: request.query, match: match)
+        let overlayKey = Overlay.key(host: request.host, path: path, query: request.query, match: match)
         if isRead, let overlayKey, let file = overlay.open(overlayKey) {
             let type = MediaType.forPath(file.relativePath, fallback: resourceClass)
             return .local(LocalAnswer.make(file: file, request: request, contentType: type,
@@ -276,7 +276,7 @@ public final class Resolver: Sendable {
         let now = coarseMonotonicNanoseconds()
         if now - lastRescan.load(ordering: .relaxed) > Int64(configuration.packageRescanMilliseconds) * 1_000_000 {
             lastRescan.store(now, ordering: .relaxed)
-            if modificationStamp(store.layout.packages) != snapshot.packagesStamp || !snapshot.isCurrent {
+            if FileSystem.modificationStamp(store.layout.packages) != snapshot.packagesStamp || !snapshot.isCurrent {
                 snapshot = refreshed(from: snapshot)
             }
         }

@@ -1,155 +1,6 @@
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// An active package version as the resolver serves it: an open descriptor of
-/// its version directory, so files are opened relative to it (and cannot leave it).
-final class PackageMount: @unchecked Sendable {
-    let name: String
-    let version: String
-    let directory: String
-    /// `ROOT/packages/NAME`, whose `current` link is read per request to notice an
-    /// update (relative to this descriptor: one path component to resolve).
-    let packageDescriptor: Int32
-    let directoryDescriptor: Int32
-    /// The document served for navigations that match no file (``ManifestEntry/spaFallback``).
-    let spaFallback: String?
-
-    init(name: String, version: String, directory: String, packageDirectory: String, spaFallback: String?) throws {
-        self.name = name
-        self.version = version
-        self.directory = directory
-        self.spaFallback = spaFallback
-        let packageFD = open(packageDirectory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard packageFD >= 0 else { throw fileSystemError("open", packageDirectory) }
-        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else {
-            close(packageFD)
-            throw fileSystemError("open", directory)
-        }
-        packageDescriptor = packageFD
-        directoryDescriptor = fd
-    }
-
-    deinit {
-        close(directoryDescriptor)
-        close(packageDescriptor)
-    }
-
-    /// Small files kept in memory and paths known to be absent. An installed
-    /// version never changes, so both stay true while this mount is current.
-    private let memory = Mutex(FileMemory())
-
-    private struct FileMemory {
-        var files: [String: LocalFile] = [:]
-        /// Larger files, kept open: no open, stat or validator formatting per request.
-        var openFiles: [String: LocalFile] = [:]
-        var bytes = 0
-        var absent = Set<String>()
-        var codings: [String: Set<ContentCoding>] = [:]
-    }
-
-    /// Files up to this size are kept in memory once read, within ``memoryBudget`` per version.
-    static let memoryFileLimit: Int64 = 256 * 1024
-    static let memoryBudget = 32 << 20
-    /// Most absent paths remembered per version.
-    static let absentLimit = 4096
-    /// Most larger files kept open per version.
-    static let openFileLimit = 64
-    /// Most files whose encoded siblings are remembered per version.
-    static let codingsLimit = 16384
-
-    /// The file at `relativePath` in this version (a directory gives its
-    /// `index.html`), or nil when there is none. Small files come from memory
-    /// after their first read: no open, stat or read per request.
-    func file(at relativePath: String) -> LocalFile? {
-        enum Known { case file(LocalFile), absent, unknown }
-        let known: Known = memory.withLock { memory in
-            if let file = memory.files[relativePath] ?? memory.openFiles[relativePath] { return .file(file) }
-            return memory.absent.contains(relativePath) ? .absent : .unknown
-        }
-        switch known {
-        case .file(let file): return file
-        case .absent: return nil
-        case .unknown: break
-        }
-        guard let file = LocalFile.open(under: directoryDescriptor, directory: directory, relativePath: relativePath) else {
-            // Only a definite "not there" is remembered; EMFILE and the like may pass.
-            let code = errno
-            let definite = code == ENOENT || code == ENOTDIR || code == ELOOP || code == EXDEV
-            memory.withLock { memory in
-                if definite, memory.absent.count < Self.absentLimit { memory.absent.insert(relativePath) }
-            }
-            return nil
-        }
-        let fits = file.size <= Self.memoryFileLimit
-            && memory.withLock { $0.bytes + Int(file.size) <= Self.memoryBudget }
-        guard fits, let loaded = file.loadedIntoMemory() else {
-            return memory.withLock { memory in
-                if let kept = memory.openFiles[relativePath] { return kept }
-                if memory.openFiles.count < Self.openFileLimit { memory.openFiles[relativePath] = file }
-                return file
-            }
-        }
-        memory.withLock { memory in
-            guard memory.files[relativePath] == nil, memory.bytes + Int(loaded.size) <= Self.memoryBudget else { return }
-            memory.files[relativePath] = loaded
-            memory.bytes += Int(loaded.size)
-        }
-        return loaded
-    }
-
-    /// The codings the version holds `relativePath` in besides identity: its
-    /// `.br` and `.gz` siblings, by a look at their names (only the one a request
-    /// chooses is opened, by ``file(at:)``). Remembered per file after the first look.
-    func codings(besides relativePath: String) -> Set<ContentCoding> {
-        if let known = memory.withLock({ $0.codings[relativePath] }) { return known }
-        var found = Set<ContentCoding>()
-        for coding in ContentCoding.allCases {
-            var info = stat()
-            if fstatat(directoryDescriptor, relativePath + coding.fileSuffix, &info, AT_SYMLINK_NOFOLLOW) == 0,
-               (info.st_mode & S_IFMT) == S_IFREG {
-                found.insert(coding)
-            }
-        }
-        memory.withLock { memory in
-            if memory.codings.count < Self.codingsLimit { memory.codings[relativePath] = found }
-        }
-        return found
-    }
-
-    /// Whether `current` still names this version: one readlinkat(2), no allocation.
-    func isCurrent() -> Bool {
-        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
-            let count = readlinkat(packageDescriptor, "current", buffer.baseAddress!, 256)
-            guard count > 0, count < 256 else { return false }
-            var matches = count == version.utf8.count
-            if matches {
-                var i = 0
-                for byte in version.utf8 {
-                    if UInt8(bitPattern: buffer[i]) != byte { matches = false; break }
-                    i += 1
-                }
-            }
-            return matches
-        }
-    }
-}
-
-/// One route of a package: a host and a path prefix (`""` or `/app`, no trailing slash).
-struct Route: Sendable {
-    let host: String
-    let prefix: String
-    let mount: PackageMount
-}
-
-/// What the router found for a request: the route, and the file path relative
-/// to the version directory (`index.html` already appended for `/app` or `/app/`).
-struct RouteMatch: Sendable {
-    let route: Route
-    let relativePath: String
-}
 
 /// An immutable snapshot of every active package's routes, rebuilt when a
 /// `current` link changes. Longest prefix wins; a prefix matches whole segments.
@@ -178,7 +29,7 @@ final class RouteTable: Sendable {
 
     /// Reads the active packages of `store` and opens their version directories.
     static func load(from store: PackageStore) throws -> RouteTable {
-        let stamp = modificationStamp(store.layout.packages)
+        let stamp = FileSystem.modificationStamp(store.layout.packages)
         var routes: [Route] = []
         var mounts: [PackageMount] = []
         for package in try store.activePackages() {
@@ -187,14 +38,11 @@ final class RouteTable: Sendable {
                                          spaFallback: package.spaFallback)
             mounts.append(mount)
             for text in package.routes {
-                var host = Substring(text)
-                var prefix = Substring("")
-                if let slash = text.firstIndex(of: "/") {
-                    host = text[..<slash]
-                    prefix = text[slash...]
+                guard let route = PackageRoute(text) else {
+                    throw PkgError(.malformedManifest, "package \(package.name) \(package.version): route "
+                                   + "'\(text.escapedForMessage)' must be HOST or HOST/PATH without a scheme")
                 }
-                while prefix.hasSuffix("/") { prefix = prefix.dropLast() }
-                routes.append(Route(host: host.lowercased(), prefix: String(prefix), mount: mount))
+                routes.append(Route(host: route.host, prefix: route.prefix, mount: mount))
             }
         }
         return RouteTable(routes: routes, mounts: mounts, packagesStamp: stamp)
@@ -244,18 +92,4 @@ final class RouteTable: Sendable {
               let first = routes.first(where: { $0.host == key }) else { return nil }
         return RequestPath.encode(first.prefix) + "/"
     }
-}
-
-/// mtime of `path` in nanoseconds, or -1 when it does not exist.
-func modificationStamp(_ path: String) -> Int64 {
-    var info = stat()
-    guard stat(path, &info) == 0 else { return -1 }
-    return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-}
-
-/// A monotonic clock in nanoseconds (coarse: a few ms resolution, very cheap).
-func coarseMonotonicNanoseconds() -> Int64 {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &now)
-    return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
 }

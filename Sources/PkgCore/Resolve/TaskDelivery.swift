@@ -11,7 +11,7 @@
 ///   transfer is paused (libcurl stops reading the socket, so TCP holds back the
 ///   origin) until the host has consumed half of them. A transfer shared by
 ///   several tasks goes at the pace of its slowest live reader; a write-through
-///   whose readers all left runs on at full speed, so the cache entry ends whole
+///   whose readers all left runs on at full speed, so the overlay entry ends whole
 ///   or not at all.
 public struct TaskDelivery: Sendable {
     /// When delivered bytes count as consumed.

@@ -24,7 +24,7 @@ extension PackageStore {
     }
 
     /// Removes, for every package, retained versions beyond the `keep` most
-    /// recently installed, with their overlay cache; the active version and the
+    /// recently installed, with their overlay; the active version and the
     /// version a pending trial would go back to always stay. Returns what was removed.
     @discardableResult
     public func collectGarbage(keep: Int) throws -> [(name: String, version: String)] {

@@ -36,8 +36,9 @@ public struct StoreLayout: Sendable, Hashable {
 
     /// `ROOT/packages`: one directory per package.
     public var packages: String { root + "/packages" }
-    /// `ROOT/cache`: the resolver's write-through overlay.
-    public var cache: String { root + "/cache" }
+    /// `ROOT/cache`: the resolver's write-through overlay. The directory keeps its
+    /// first name so that stores written by earlier versions keep their overlay.
+    public var overlay: String { root + "/cache" }
     /// `ROOT/staging`: work in progress, emptied by recovery.
     public var staging: String { root + "/staging" }
     /// `ROOT/objects`: verified objects of delta installs not finished yet, by SHA-256.
@@ -71,14 +72,14 @@ public struct StoreLayout: Sendable, Hashable {
     public func recordFile(_ name: String, _ version: String) -> String { recordDirectory(name) + "/" + version + ".json" }
     /// `ROOT/cache/NAME@VERSION`: the resolver's write-through answers fetched while that version was active.
     public func overlayDirectory(_ name: String, _ version: String) -> String {
-        cache + "/" + Self.overlayDirectoryName(name, version)
+        overlay + "/" + Self.overlayDirectoryName(name, version)
     }
 
     static func overlayDirectoryName(_ name: String, _ version: String) -> String { name + "@" + version }
 
     /// Creates the top-level directories when missing.
     func prepare() throws {
-        for directory in [packages, cache, staging, objects, state + "/packages", trials] {
+        for directory in [packages, overlay, staging, objects, state + "/packages", trials] {
             try FileSystem.makeDirectories(directory)
         }
     }

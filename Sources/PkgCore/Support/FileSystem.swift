@@ -196,4 +196,11 @@ enum FileSystem {
         guard statvfs(path, &info) == 0 else { throw fileSystemError("statvfs", path) }
         return (UInt64(info.f_bavail) * UInt64(info.f_frsize), UInt64(info.f_favail))
     }
+
+    /// mtime of `path` in nanoseconds, or -1 when it does not exist.
+    static func modificationStamp(_ path: String) -> Int64 {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return -1 }
+        return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+    }
 }

@@ -57,7 +57,7 @@ struct HybridAppTests {
         #expect(online.stdout.contains("local:yes origin:yes later:no"), "\(online.stdout)")
         #expect(online.log.contains { $0.contains("/app/js/origin.js 200 script origin ") }, "\(online.log)")
         #expect(origin.requests(to: "/app/js/origin.js") == 1)
-        let cached = sandbox.store.layout.cache + "/app@1.0.0/www.example.com/app/js/origin.js"
+        let cached = sandbox.store.layout.overlay + "/app@1.0.0/www.example.com/app/js/origin.js"
         #expect(FileManager.default.contents(atPath: cached) == Data("window.originRan = true;\n".utf8))
 
         origin.stop()

@@ -37,6 +37,31 @@ import Testing
         #expect(error?.message.contains("\n") == false)
     }
 
+    @Test(arguments: [
+        ("www.example.com", "www.example.com", ""),
+        ("WWW.Example.com/App/", "www.example.com", "/App"),
+        ("localhost:8080/app//", "localhost:8080", "/app"),
+        ("cdn.example.org/", "cdn.example.org", ""),
+        ("www.example.com/a/b", "www.example.com", "/a/b"),
+    ])
+    func parsesARouteOnce(text: String, host: String, prefix: String) throws {
+        let route = try #require(PackageRoute(text))
+        #expect(route.host == host)
+        #expect(route.prefix == prefix)
+    }
+
+    @Test(arguments: ["", "/app", "https://www.example.com/app"])
+    func refusesARouteThatIsNotHostAndPath(text: String) throws {
+        #expect(PackageRoute(text) == nil)
+        let json = """
+            {"schemaVersion": 1, "packages": [{"name": "demo", "version": "1", "url": "u", "sha256": "\(hash)",
+             "size": 1, "routes": ["\(text)"]}]}
+            """
+        let error = #expect(throws: PkgError.self) { try Manifest.parse(Array(json.utf8), source: "m.json") }
+        #expect(error?.message.contains("route '\(text)' must be HOST or HOST/PATH without a scheme") == true,
+                "\(error?.message ?? "")")
+    }
+
     @Test func refusesDuplicatePackages() {
         let entry = #"{"name": "demo", "version": "1", "url": "u", "sha256": "\#(hash)", "size": 1}"#
         let json = #"{"schemaVersion": 1, "packages": [\#(entry), \#(entry)]}"#

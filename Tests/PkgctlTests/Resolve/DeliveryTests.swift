@@ -97,7 +97,7 @@ final class StallingTask: ResourceTask, @unchecked Sendable {
         #expect(SHA256.hash(data: task.bytes) == SHA256.hash(data: Self.large))
         // The paced answer was still written through whole.
         #expect(eventually { resolver.upstreamTransfersInFlight == 0 })
-        let cached = sandbox.store.layout.cache + "/app@1.0.0/www.example.com/app/large.js"
+        let cached = sandbox.store.layout.overlay + "/app@1.0.0/www.example.com/app/large.js"
         #expect(FileManager.default.contents(atPath: cached) == Data(Self.large))
     }
 
@@ -108,8 +108,8 @@ final class StallingTask: ResourceTask, @unchecked Sendable {
         Thread.sleep(forTimeInterval: 0.5)
         #expect(task.receivedCount <= Self.window + 64 * 1024, "paused before the reader leaves")
         resolver.stop(task)
-        #expect(eventually(seconds: 30) { resolver.upstreamTransfersInFlight == 0 }, "the transfer resumed for the cache")
-        let cached = sandbox.store.layout.cache + "/app@1.0.0/www.example.com/app/large.js"
+        #expect(eventually(seconds: 30) { resolver.upstreamTransfersInFlight == 0 }, "the transfer resumed for the overlay")
+        let cached = sandbox.store.layout.overlay + "/app@1.0.0/www.example.com/app/large.js"
         #expect(FileManager.default.contents(atPath: cached) == Data(Self.large))
         #expect(task.outcome == nil, "a stopped task hears nothing")
     }

@@ -98,7 +98,7 @@ import Testing
         #expect(result.upstreamURL == "https://127.0.0.1:9/lib.js?v=1")
         #expect(result.overlayPath == nil) // a query string is never written through
         let html = try plan("app://cdn.example.org/page", accept: chromiumDocumentAccept)
-        #expect(html.overlayPath == sandbox.store.layout.cache + "/cdn.example.org/page")
+        #expect(html.overlayPath == sandbox.store.layout.overlay + "/cdn.example.org/page")
     }
 
     @Test func defaultUpstreamIsHTTPSOfSameHost() throws {
@@ -108,7 +108,7 @@ import Testing
         #expect(result.resourceClass == .script)
         #expect(result.overlayPath == nil)
         let css = try plain.plan(for: ResourceRequest(url: "app://www.example.com/app/missing.css"))
-        #expect(css.overlayPath == sandbox.store.layout.cache + "/app@2.0.0/www.example.com/app/missing.css")
+        #expect(css.overlayPath == sandbox.store.layout.overlay + "/app@2.0.0/www.example.com/app/missing.css")
         #expect(css.coalesced)
         let post = try plain.plan(for: ResourceRequest(url: "app://www.example.com/app/index.html", method: "POST"))
         #expect(post.upstreamURL == "https://www.example.com/app/index.html")

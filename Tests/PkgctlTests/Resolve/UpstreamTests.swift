@@ -39,7 +39,7 @@ import Testing
         #expect(first.response?.status == 200)
         #expect(first.text == "origin app/remote.js\n")
         #expect(idle())
-        let cached = sandbox.store.layout.cache + "/app@1.0.0/www.example.com/app/remote.js"
+        let cached = sandbox.store.layout.overlay + "/app@1.0.0/www.example.com/app/remote.js"
         #expect(FileManager.default.contents(atPath: cached) == Data("origin app/remote.js\n".utf8))
         let second = run("app://www.example.com/app/remote.js")
         #expect(second.text == "origin app/remote.js\n")
@@ -49,7 +49,7 @@ import Testing
         // Unrouted host: cache/HOST/PATH.
         _ = run("app://cdn.example.org/lib.js")
         #expect(idle())
-        #expect(FileManager.default.fileExists(atPath: sandbox.store.layout.cache + "/cdn.example.org/lib.js"))
+        #expect(FileManager.default.fileExists(atPath: sandbox.store.layout.overlay + "/cdn.example.org/lib.js"))
     }
 
     @Test func aMissRememberedAsAbsentYieldsToAnEntryWrittenLater() throws {
@@ -61,7 +61,7 @@ import Testing
         // Written by another process: seen once the absence has expired.
         let url = "app://www.example.com/app/elsewhere.js"
         #expect(try !resolver.plan(for: ResourceRequest(url: url)).fromOverlay)
-        let directory = sandbox.store.layout.cache + "/app@1.0.0/www.example.com/app"
+        let directory = sandbox.store.layout.overlay + "/app@1.0.0/www.example.com/app"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         #expect(FileManager.default.createFile(atPath: directory + "/elsewhere.js", contents: Data("x".utf8)))
         #expect(eventually(seconds: 5) { (try? resolver.plan(for: ResourceRequest(url: url)).fromOverlay) == true })
@@ -74,7 +74,7 @@ import Testing
         }
         #expect(idle())
         #expect(eventually { origin.requests(to: "/app/remote.css") == 2 })
-        #expect(!FileManager.default.fileExists(atPath: sandbox.store.layout.cache + "/app@1.0.0/www.example.com/app/remote.css"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.layout.overlay + "/app@1.0.0/www.example.com/app/remote.css"))
     }
 
     @Test func headRequestsToTheOriginFinish() throws {
@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func overlayTempFilesOfDeadProcessesAreRemoved() throws {
-        let temporaries = sandbox.store.layout.cache + "/.tmp"
+        let temporaries = sandbox.store.layout.overlay + "/.tmp"
         let abandoned = temporaries + "/w-999999999-1", live = temporaries + "/w-\(getpid())-999"
         for path in [abandoned, live] { #expect(FileManager.default.createFile(atPath: path, contents: Data("partial".utf8))) }
         _ = try Resolver(store: sandbox.store)
@@ -108,8 +108,8 @@ import Testing
         _ = run("app://www.example.com/app/pic.png", accept: chromiumImageAccept)
         _ = run("app://www.example.com/echo-cookie", accept: "*/*")
         #expect(idle())
-        #expect(!FileManager.default.fileExists(atPath: sandbox.store.layout.cache + "/app@1.0.0/www.example.com/app/pic.png"))
-        #expect(!FileManager.default.fileExists(atPath: sandbox.store.layout.cache + "/www.example.com/echo-cookie"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.layout.overlay + "/app@1.0.0/www.example.com/app/pic.png"))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.layout.overlay + "/www.example.com/echo-cookie"))
         _ = run("app://www.example.com/app/pic.png", accept: chromiumImageAccept)
         #expect(eventually { origin.requests(to: "/app/pic.png") == 2 })
     }
@@ -121,7 +121,7 @@ import Testing
         #expect(first.response != nil)
         if path.hasPrefix("/set-cookie") { #expect(first.response?.headers("Set-Cookie") == ["session=1"]) }
         #expect(idle())
-        #expect(!FileManager.default.fileExists(atPath: sandbox.store.layout.cache + "/cdn.example.org" + path))
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.layout.overlay + "/cdn.example.org" + path))
         _ = run("app://cdn.example.org" + path)
         #expect(eventually { origin.requests(to: path) == 2 })
     }

@@ -63,7 +63,7 @@ struct MetricsTests {
         try get("/app/..%2f..%2fetc/passwd", ["--path-as-is"], as: "other pkgctl 400")
         try get("/app/extra.js", as: "script origin 200")
         try waitForFile(store.layout.overlayDirectory("demo", "1.0.0") + "/www.example.com/app/extra.js")
-        try get("/app/extra.js", as: "script cache 200")
+        try get("/app/extra.js", as: "script overlay 200")
 
         // Two misses of one URL before the origin's head: one fetch, one coalesced waiter.
         let pair = try (0..<2).map { _ in try Self.startCurl(base + "/slow/coalesced.js") }
@@ -76,7 +76,7 @@ struct MetricsTests {
             #expect(answer == "200 \(script.count)")
         }
         bytes["script origin 200", default: 0] += 2 * script.count
-        try waitForFile(store.layout.cache + "/www.example.com/slow/coalesced.js")
+        try waitForFile(store.layout.overlay + "/www.example.com/slow/coalesced.js")
 
         try get("/blocked/x.js", as: "script origin 200")
         _ = try eventually("the failed write-through") {
@@ -100,13 +100,13 @@ struct MetricsTests {
         #expect(Dictionary(uniqueKeysWithValues: requests.map { sample in
             (["class", "source", "status"].map { sample.labels[$0] ?? "?" }.joined(separator: " "), sample.value)
         }) == ["html package 200": 3, "script origin 404": 2, "other pkgctl 400": 1, "script origin 200": 4,
-               "script cache 200": 1, "other - 0": 1])
+               "script overlay 200": 1, "other - 0": 1])
         for (series, count) in bytes {
             let parts = series.split(separator: " ").map(String.init)
             let labels = ["class": parts[0], "source": parts[1], "status": parts[2]]
             #expect(scrape.value("pkgctl_response_bytes_total", labels) == Double(count), "\(series)")
         }
-        let durations = ["html package": 3.0, "script origin": 6, "other pkgctl": 1, "script cache": 1, "other -": 1]
+        let durations = ["html package": 3.0, "script origin": 6, "other pkgctl": 1, "script overlay": 1, "other -": 1]
         #expect(scrape.samples(named: "pkgctl_request_duration_seconds_count").count == durations.count)
         for (series, count) in durations {
             let parts = series.split(separator: " ").map(String.init)

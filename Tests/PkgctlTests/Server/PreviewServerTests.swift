@@ -237,7 +237,7 @@ import Testing
             #expect(first.header("X-Pkg-Source") == "origin")
             #expect(first.body == script)
             let second = try HTTPExchange.curl(url)
-            #expect(second.header("X-Pkg-Source") == "cache")
+            #expect(second.header("X-Pkg-Source") == "overlay")
             #expect(second.body == script)
             let missing = try HTTPExchange.curl("http://127.0.0.1:\(port)/app/nope.js")
             #expect(missing.status == 404)

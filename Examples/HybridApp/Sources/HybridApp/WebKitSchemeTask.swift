@@ -30,7 +30,7 @@ final class WebKitSchemeTask: ResourceTask, @unchecked Sendable {
         self.webRequest = webRequest
         self.handler = handler
         resourceClass = plan.resourceClass.rawValue
-        source = plan.upstreamURL != nil ? "origin" : plan.fromOverlay ? "cache" : "package"
+        source = plan.upstreamURL != nil ? "origin" : plan.fromOverlay ? "overlay" : "package"
         g_object_ref(webRequest)
     }
 

@@ -2,19 +2,6 @@ import Dispatch
 import FoundationEssentials
 import NIOConcurrencyHelpers
 
-/// What to ask the origin for one request.
-struct UpstreamPlan: Sendable {
-    var url: String
-    var method: String
-    var headers: [(name: String, value: String)]
-    var body: [UInt8]
-    var resourceClass: ResourceClass
-    /// Key under which concurrent identical misses share this fetch; nil = not shared.
-    var coalescingKey: String?
-    /// The overlay entry a complete, cacheable answer is written to; nil = never cached.
-    var overlayKey: String?
-}
-
 /// One upstream fetch and every live task waiting on it (coalescing), plus its
 /// write-through. Callbacks from the transfer arrive on the loop thread.
 ///
@@ -34,7 +21,7 @@ struct UpstreamPlan: Sendable {
 /// hold a shared fetch past the origin's own send timeout.
 final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
     let plan: UpstreamPlan
-    private unowned let owner: UpstreamFetcher
+    private unowned let owner: UpstreamFetchCoalescer
     private let lock = NIOLock()
     private var subscribers: [TaskEntry] = []
     private var headArrived = false
@@ -49,7 +36,7 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
     private var stall: (entry: TaskEntry, admitted: Int)?
     private let started = ResolverMetrics.now()
 
-    init(plan: UpstreamPlan, owner: UpstreamFetcher) {
+    init(plan: UpstreamPlan, owner: UpstreamFetchCoalescer) {
         self.plan = plan
         self.owner = owner
     }
@@ -261,86 +248,5 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
             }
         }
         return true
-    }
-}
-
-/// Starts fetches, shares concurrent identical misses, counts what is in flight.
-final class UpstreamFetcher: @unchecked Sendable {
-    let loop = CurlMultiLoop()
-    let overlay: OverlayCache
-    let commitQueue = DispatchQueue(label: "pkgctl.overlay-commit")
-    let caFile: String?
-    let connectTimeoutMilliseconds: Int
-    /// How long one reader may pause a fetch that others wait on (``UpstreamFetch``).
-    let stalledReaderSeconds: Double
-    let metrics: ResolverMetrics
-    private let lock = NIOLock()
-    private var shared: [String: UpstreamFetch] = [:]
-    private var inFlight = 0
-
-    init(overlay: OverlayCache, caFile: String?, connectTimeoutMilliseconds: Int, stalledReaderSeconds: Double,
-         metrics: ResolverMetrics) {
-        self.overlay = overlay
-        self.caFile = caFile
-        self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
-        self.stalledReaderSeconds = stalledReaderSeconds
-        self.metrics = metrics
-    }
-
-    /// Fetches, from creation until the transfer ended and its overlay entry (if any) is committed.
-    var transfersInFlight: Int {
-        lock.lock(); defer { lock.unlock() }
-        return inFlight
-    }
-
-    /// Sends `entry` the origin's answer for `plan`, sharing a fetch already under way when allowed.
-    func fetch(_ plan: UpstreamPlan, for entry: TaskEntry) {
-        lock.lock()
-        if let key = plan.coalescingKey, let existing = shared[key], existing.join(entry) {
-            lock.unlock()
-            metrics.waiterJoined(plan.resourceClass)
-            entry.onStop { [weak existing] in existing?.leave(entry) }
-            return
-        }
-        let fetch = UpstreamFetch(plan: plan, owner: self)
-        _ = fetch.join(entry)
-        if let key = plan.coalescingKey { shared[key] = fetch }
-        inFlight += 1
-        lock.unlock()
-        metrics.fetchStarted(plan.resourceClass)
-        let transfer: UpstreamTransfer
-        do {
-            transfer = try UpstreamTransfer(url: plan.url, method: plan.method, headers: plan.headers, body: plan.body,
-                                            caFile: caFile, connectTimeoutMilliseconds: connectTimeoutMilliseconds,
-                                            sink: fetch)
-        } catch let error as PkgError {
-            fetch.transferCompleted(error: error, bodyBytes: 0)
-            return
-        } catch {
-            fetch.transferCompleted(error: PkgError(.transferFailed, "\(plan.url): \(error)"), bodyBytes: 0)
-            return
-        }
-        fetch.attach(transfer)
-        loop.add(transfer)
-        entry.onStop { [weak fetch] in fetch?.leave(entry) }
-    }
-
-    /// Removes `fetch` from the coalescing table (if it is the one there).
-    func forget(_ fetch: UpstreamFetch) {
-        guard let key = fetch.plan.coalescingKey else { return }
-        lock.lock()
-        if shared[key] === fetch { shared[key] = nil }
-        lock.unlock()
-    }
-
-    func fetchEnded() {
-        lock.lock()
-        inFlight -= 1
-        lock.unlock()
-    }
-
-    func shutdown() {
-        loop.shutdown()
-        commitQueue.sync {}
     }
 }

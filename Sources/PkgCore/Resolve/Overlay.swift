@@ -18,10 +18,10 @@ import Glibc
 /// host or package name, so the two kinds of directory never collide.
 ///
 /// Keys found absent are remembered (a request for a missing file would otherwise
-/// pay a failed open here on every repeat): until this cache publishes any entry,
+/// pay a failed open here on every repeat): until this overlay publishes any entry,
 /// and for at most ``absenceMilliseconds``, so an entry another process writes
 /// under the same root is seen within that time.
-final class OverlayCache: Sendable {
+final class Overlay: Sendable {
     let root: String
     let directoryDescriptor: Int32
     private let temporaryCounter = Atomic<Int>(0)
@@ -51,7 +51,7 @@ final class OverlayCache: Sendable {
 
     deinit { close(directoryDescriptor) }
 
-    /// The overlay path (relative to the cache root) for a request, or nil when
+    /// The overlay path (relative to the overlay root) for a request, or nil when
     /// the request is not cacheable by URL (a query string, or an unsafe host).
     static func key(host: String, path: String, query: Substring, match: RouteMatch?) -> String? {
         guard query.isEmpty, RequestPath.isSafeHost(host) else { return nil }
@@ -86,7 +86,7 @@ final class OverlayCache: Sendable {
     }
 
     /// An entry was renamed into place: forget every absence seen so far.
-    fileprivate func published() {
+    func published() {
         absent.withLock { absent in
             absent.keys.removeAll()
             absent.generation += 1
@@ -108,70 +108,6 @@ final class OverlayCache: Sendable {
         let temporary = root + "/.tmp/w-\(getpid())-\(number)"
         let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return nil }
-        return OverlayWriter(descriptor: fd, temporary: temporary, destination: root + "/" + key, cache: self)
-    }
-}
-
-/// One overlay entry being written: a temp file that becomes visible, by
-/// rename(2), only when the answer is complete and length-checked.
-final class OverlayWriter: @unchecked Sendable {
-    private var descriptor: Int32
-    let temporary: String
-    let destination: String
-    /// Told when the entry is published.
-    private let cache: OverlayCache
-    private(set) var written: Int64 = 0
-    private var failed = false
-
-    init(descriptor: Int32, temporary: String, destination: String, cache: OverlayCache) {
-        self.descriptor = descriptor
-        self.temporary = temporary
-        self.destination = destination
-        self.cache = cache
-    }
-
-    deinit { discard() }
-
-    /// Appends a chunk; on a write error the entry is abandoned.
-    func write(_ data: UnsafeRawBufferPointer) {
-        guard !failed, descriptor >= 0 else { return }
-        var offset = 0
-        while offset < data.count {
-            let count = Glibc.write(descriptor, data.baseAddress! + offset, data.count - offset)
-            if count < 0 {
-                if errno == EINTR { continue }
-                failed = true
-                return
-            }
-            offset += count
-        }
-        written += Int64(data.count)
-    }
-
-    /// Flushes and renames into place when `expectedLength` (if any) matches; else discards.
-    /// Returns whether the entry was published.
-    @discardableResult
-    func commit(expectedLength: Int64?) -> Bool {
-        guard !failed, descriptor >= 0, expectedLength.map({ $0 == written }) ?? true else {
-            discard()
-            return false
-        }
-        let ok = fdatasync(descriptor) == 0
-        close(descriptor)
-        descriptor = -1
-        guard ok else { unlink(temporary); return false }
-        let parent = PathName.parent(destination)
-        do { try FileSystem.makeDirectories(parent) } catch { unlink(temporary); return false }
-        if rename(temporary, destination) != 0 { unlink(temporary); return false }
-        cache.published()
-        return true
-    }
-
-    /// Drops the temp file.
-    func discard() {
-        guard descriptor >= 0 else { return }
-        close(descriptor)
-        descriptor = -1
-        unlink(temporary)
+        return OverlayWriter(descriptor: fd, temporary: temporary, destination: root + "/" + key, overlay: self)
     }
 }

@@ -1,0 +1,34 @@
+import FoundationEssentials
+
+/// One published version of a package: where its zip is and what it serves.
+public struct Release: Codable, Sendable, Hashable {
+    /// Version text.
+    public var version: String
+    /// Absolute URL of the zip, or one relative to the manifest's URL.
+    public var url: String
+    /// Lower-case hex SHA-256 of the zip.
+    public var sha256: String
+    /// Size of the zip in bytes.
+    public var size: UInt64
+    /// Hosts with optional path prefixes the version serves.
+    public var routes: [String]
+    /// The version's single-page-app fallback document, if any.
+    public var spaFallback: String?
+
+    /// The release of a manifest entry.
+    public init(_ entry: ManifestEntry) {
+        version = entry.version
+        url = entry.url
+        sha256 = entry.sha256
+        size = entry.size
+        routes = entry.routes
+        spaFallback = entry.spaFallback
+    }
+
+    /// This release as a manifest entry of package `name` (no rollout, nothing revoked).
+    public func entry(name: String) -> ManifestEntry {
+        var entry = ManifestEntry(name: name, version: version, url: url, sha256: sha256, size: size, routes: routes)
+        entry.spaFallback = spaFallback
+        return entry
+    }
+}

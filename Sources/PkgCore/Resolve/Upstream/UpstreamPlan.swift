@@ -1,0 +1,12 @@
+/// What to ask the origin for one request.
+struct UpstreamPlan: Sendable {
+    var url: String
+    var method: String
+    var headers: [(name: String, value: String)]
+    var body: [UInt8]
+    var resourceClass: ResourceClass
+    /// Key under which concurrent identical misses share this fetch; nil = not shared.
+    var coalescingKey: String?
+    /// The overlay entry a complete, cacheable answer is written to; nil = never written through.
+    var overlayKey: String?
+}
