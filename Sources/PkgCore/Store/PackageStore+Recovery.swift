@@ -15,7 +15,7 @@ extension PackageStore {
         for name in try packageNames() {
             let active = activeVersion(of: name)
             let directory = layout.packageDirectory(name)
-            for item in try FileSystem.contents(of: directory) where item != "current" {
+            for item in try FileSystem.contents(of: directory) where item != StoreLayout.currentLinkName {
                 let path = directory + "/" + item
                 if item.hasPrefix(FileSystem.temporaryPrefix) {
                     unlink(path)
