@@ -61,31 +61,35 @@ public struct Publisher: Sendable {
             }
         }
 
-        var files = try BundlePacker.files(in: source)
+        let files = try BundlePacker.files(in: source)
         if let spaFallback, !files.contains(where: { $0.name == spaFallback }) {
             throw PkgError(.invalidArgument, "--spa-fallback '\(spaFallback.escapedForMessage)' is not a file of \(source)")
         }
-        let staging = precompress ? try FileSystem.makeTemporaryDirectory(in: outputDirectory, prefix: ".precompress") : nil
-        defer { if let staging { try? FileSystem.removeTree(staging) } }
-        if let staging { files += try Precompressor.encode(files, into: staging) }
 
-        let zipPath = outputDirectory + "/" + fileName
-        try BundlePacker.pack(files, to: zipPath)
-        let digest = try FileHasher.hash(file: zipPath)
-        var entry = ManifestEntry(name: name, version: version, url: fileName,
-                                  sha256: digest.sha256, size: digest.size, routes: routes,
-                                  revoked: previous?.revoked ?? [])
-        entry.spaFallback = spaFallback
-        entry.index = try publishFiles(files, name: name, version: version)
-        if let rolloutPercent, rolloutPercent < 100 {
-            let sameVersion = previous?.version == version
-            let before = previous.flatMap { sameVersion ? $0.rollout?.previous : Release($0) }
-                .flatMap { entry.revoked.contains($0.version) ? nil : $0 }
-            let salt = (sameVersion ? previous?.rollout?.salt : nil) ?? Rollout.makeSalt()
-            entry.rollout = Rollout(percent: rolloutPercent, salt: salt, previous: before)
+        func publish(_ files: [BundleFile]) throws -> ManifestEntry {
+            let zipPath = outputDirectory + "/" + fileName
+            try BundlePacker.pack(files, to: zipPath)
+            let digest = try FileHasher.hash(file: zipPath)
+            var entry = ManifestEntry(name: name, version: version, url: fileName,
+                                      sha256: digest.sha256, size: digest.size, routes: routes,
+                                      revoked: previous?.revoked ?? [])
+            entry.spaFallback = spaFallback
+            entry.index = try publishFiles(files, name: name, version: version)
+            if let rolloutPercent, rolloutPercent < 100 {
+                let sameVersion = previous?.version == version
+                let before = previous.flatMap { sameVersion ? $0.rollout?.previous : Release($0) }
+                    .flatMap { entry.revoked.contains($0.version) ? nil : $0 }
+                let salt = (sameVersion ? previous?.rollout?.salt : nil) ?? Rollout.makeSalt()
+                entry.rollout = Rollout(percent: rolloutPercent, salt: salt, previous: before)
+            }
+            try replace(entry, in: &manifest, signer: signer)
+            return entry
         }
-        try replace(entry, in: &manifest, signer: signer)
-        return entry
+        guard precompress else { return try publish(files) }
+        // The encoded siblings live only until they are packed and published.
+        return try StagingDirectory.run(in: outputDirectory, prefix: ".precompress") { staging in
+            try publish(files + Precompressor.encode(files, into: staging.path))
+        }
     }
 
     /// Changes the rollout percentage of `name`'s newest version; at 100 every

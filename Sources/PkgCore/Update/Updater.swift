@@ -265,13 +265,14 @@ public struct Updater: Sendable {
         }
         let url = try entry.resolvedURL(relativeTo: manifestURL)
         try store.ensureRoom(forBytes: entry.size, purpose: "\(entry.name) \(entry.version): downloading \(url)")
-        let archive = try store.makeStagingDirectory(prefix: "\(entry.name)-\(entry.version).download")
-        defer { try? FileSystem.removeTree(archive) }
-        let zip = archive + "/bundle.zip"
-        try downloader.download(from: url, to: zip, expectedSize: entry.size, expectedSHA256: entry.sha256) { received, total in
-            progress(.downloading(name: entry.name, version: entry.version, received: received, total: total))
+        try store.withStagingDirectory(prefix: "\(entry.name)-\(entry.version).download") { archive in
+            let zip = archive.path + "/bundle.zip"
+            try downloader.download(from: url, to: zip, expectedSize: entry.size,
+                                    expectedSHA256: entry.sha256) { received, total in
+                progress(.downloading(name: entry.name, version: entry.version, received: received, total: total))
+            }
+            progress(.extracting(name: entry.name, version: entry.version))
+            _ = try store.install(entry, archive: zip, limits: limits, workers: workers, replacing: true)
         }
-        progress(.extracting(name: entry.name, version: entry.version))
-        _ = try store.install(entry, archive: zip, limits: limits, workers: workers, replacing: true)
     }
 }
