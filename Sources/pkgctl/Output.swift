@@ -43,7 +43,7 @@ func reportingErrors<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as PkgError {
-        Output.printError(error.message)
+        Output.printError(error.commandLineMessage)
         throw ExitCode(error.code == .locked ? ExitStatus.lockBusy : ExitStatus.failure)
     } catch let error as ConfigError {
         Output.printError(error.message)

@@ -45,7 +45,7 @@ public struct Publisher: Sendable {
         placeholder.spaFallback = spaFallback
         try placeholder.validate(source: manifestPath)
         if let rolloutPercent, !(0...100).contains(rolloutPercent) {
-            throw PkgError(.invalidArgument, "--rollout must be 0 to 100 (got \(rolloutPercent))")
+            throw PkgError(.invalidArgument, "rollout percent must be 0 to 100 (got \(rolloutPercent))")
         }
         if previous?.revoked.contains(version) == true {
             throw PkgError(.invalidArgument, "\(name) \(version) is revoked; publish another version")
@@ -53,17 +53,18 @@ public struct Publisher: Sendable {
         if let rolloutPercent, rolloutPercent < 100, let previous, let unfinished = previous.rollout, !force {
             if previous.version != version {
                 throw PkgError(.invalidArgument, "\(name) \(previous.version) is still rolling out (\(unfinished.share)); "
-                               + "finish it (pkgctl rollout ... 100) or pass --force to make it the version before")
+                               + "finish its rollout (to 100 %) or force this one to make it the version before",
+                               remedy: .force)
             }
             if rolloutPercent < unfinished.percent {
                 throw PkgError(.invalidArgument, "\(name) \(version) is rolled out to \(unfinished.share); lowering it "
-                               + "to \(Rollout.format(rolloutPercent)) needs --force")
+                               + "to \(Rollout.format(rolloutPercent)) needs force", remedy: .force)
             }
         }
 
         let files = try BundlePacker.files(in: source)
         if let spaFallback, !files.contains(where: { $0.name == spaFallback }) {
-            throw PkgError(.invalidArgument, "--spa-fallback '\(spaFallback.escapedForMessage)' is not a file of \(source)")
+            throw PkgError(.invalidArgument, "spaFallback '\(spaFallback.escapedForMessage)' is not a file of \(source)")
         }
 
         func publish(_ files: [BundleFile]) throws -> ManifestEntry {
@@ -107,7 +108,7 @@ public struct Publisher: Sendable {
         let current = entry.rollout?.percent ?? 100
         if percent < current, !force {
             throw PkgError(.invalidArgument, "\(name) \(entry.version) is rolled out to \(Rollout.format(current)); "
-                           + "lowering it to \(Rollout.format(percent)) needs --force")
+                           + "lowering it to \(Rollout.format(percent)) needs force", remedy: .force)
         }
         if percent >= 100 {
             entry.rollout = nil
@@ -176,7 +177,8 @@ public struct Publisher: Sendable {
     private func readManifest(signer: ManifestSigner?) throws -> Manifest {
         let existing = try PublishedManifest.read(manifestPath)
         if existing?.isSigned == true, signer == nil {
-            throw PkgError(.invalidArgument, "manifest \(manifestPath) is signed; pass --sign KEYFILE to keep it signed")
+            throw PkgError(.invalidArgument, "manifest \(manifestPath) is signed; changing it needs a signing key to keep it signed",
+                           remedy: .signingKey)
         }
         return existing?.manifest ?? Manifest()
     }

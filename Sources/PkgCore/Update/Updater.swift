@@ -67,7 +67,7 @@ public struct Updater: Sendable {
     /// in the report.
     public func run(wait: Bool = true, onWait: (String) -> Void = { _ in },
                     progress: @escaping @Sendable (UpdateEvent) -> Void = { _ in }) throws -> UpdateReport {
-        guard keep >= 1 else { throw PkgError(.invalidArgument, "--keep must be at least 1 (got \(keep))") }
+        guard keep >= 1 else { throw PkgError(.invalidArgument, "keep must be at least 1 (got \(keep))") }
         if jitter > 0 {
             guard jitter.isFinite else { throw PkgError(.invalidArgument, "jitter must be a finite number of seconds") }
             RetryPolicy.sleep(seconds: Double.random(in: 0..<jitter))
@@ -90,8 +90,8 @@ public struct Updater: Sendable {
         } else if FileSystem.exists(store.layout.trustState) {
             // A run that lost its --trusted-key (a cron line, a script) must not quietly stop verifying.
             throw PkgError(.untrustedManifest,
-                           "store \(store.layout.root) has accepted signed manifests; pass --trusted-key "
-                           + "(to stop verifying, remove \(store.layout.trustState))")
+                           "store \(store.layout.root) has accepted signed manifests; reading another needs its "
+                           + "trusted keys (to stop verifying, remove \(store.layout.trustState))", remedy: .trustedKeys)
         }
 
         let deviceID = try self.deviceID ?? store.deviceID()
