@@ -178,6 +178,7 @@ public struct Updater: Sendable {
                 message += "; left revoked \(stuck) for \(fallback)"
             }
             outcome.error = message.hasPrefix(label) ? message : "\(label): \(message)"
+            outcome.errorCode = (error as? PkgError)?.code.description ?? "unexpected"
         }
         return outcome
     }
@@ -247,7 +248,8 @@ public struct Updater: Sendable {
         return UpdateReport.PackageOutcome(
             name: trial.name, from: trial.version, to: back ?? "", action: .rolledBack,
             error: "\(trial.name) \(trial.version): health check did not finish (the run was stopped); "
-                + "switched back to \(back ?? "no version") and held \(trial.version)")
+                + "switched back to \(back ?? "no version") and held \(trial.version)",
+            errorCode: PkgError.Code.healthCheckFailed.description)
     }
 
     /// Downloads, verifies and installs one version (not yet active): file by
