@@ -39,14 +39,18 @@ enum Output {
 /// Runs `body`, turning a ``PkgError`` or ``ConfigError`` into its one-line message on
 /// stderr and its ``ExitStatus`` (75 for a busy lock, 78 for configuration, 64 for a flag
 /// out of range, else 1).
-func reportingErrors<T>(_ body: () throws -> T) throws -> T {
+///
+/// With `json`, the failure is also printed on stdout as a ``JSONFailure``.
+func reportingErrors<T>(json: Bool = false, _ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as PkgError {
-        Output.printError(error.message)
+        Output.printError(error.commandLineMessage)
+        if json { try Output.printJSON(JSONFailure(error: error.commandLineMessage, errorCode: error.code.description)) }
         throw ExitCode(error.code == .locked ? ExitStatus.lockBusy : ExitStatus.failure)
     } catch let error as ConfigError {
         Output.printError(error.message)
+        if json { try Output.printJSON(JSONFailure(error: error.message, errorCode: JSONFailure.configurationCode)) }
         throw ExitCode(error.status)
     }
 }

@@ -39,6 +39,10 @@ struct PackCommand: ParsableCommand {
 
     @OptionGroup var signing: SigningOptions
 
+    func validate() throws {
+        if let rollout, !(0...100).contains(rollout) { throw ValidationError("--rollout must be 0 to 100 (got \(rollout))") }
+    }
+
     func run() throws {
         let entry = try reportingErrors {
             try Publisher(outputDirectory: out).publish(source: source, name: name, version: version, routes: routes,

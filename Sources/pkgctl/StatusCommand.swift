@@ -25,7 +25,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     func run() async throws {
         let store = try await self.store.packageStore()
-        let listing = try reportingErrors {
+        let listing = try reportingErrors(json: json) {
             return Listing(packages: try store.activePackages().map {
                 .init(name: $0.name, version: $0.version, path: $0.directory, retained: $0.retainedVersions,
                       routes: $0.routes, held: try store.heldVersions(of: $0.name),

@@ -98,7 +98,7 @@ struct UpdateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let layers = try await store.layers(flags: flags)
-        let (packageStore, settings, keys) = try reportingErrors {
+        let (packageStore, settings, keys) = try reportingErrors(json: json) {
             let settings = try UpdateSettings(layers)
             return (try store.packageStore(layers), settings, try settings.trustedKeys.map(TrustedKey.init(file:)))
         }
@@ -114,7 +114,7 @@ struct UpdateCommand: AsyncParsableCommand {
             } ?? .immediate,
             deviceID: settings.deviceID, jitter: settings.jitter)
         let bar = (quiet || json || !Output.stderrIsTerminal) ? nil : ProgressBar()
-        let report = try reportingErrors {
+        let report = try reportingErrors(json: json) {
             try updater.run(
                 wait: !settings.noWait,
                 onWait: { message in if !quiet { Output.printError(message) } },

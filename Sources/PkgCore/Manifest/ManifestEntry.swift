@@ -87,7 +87,9 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         guard Self.isSafeComponent(version) else {
             throw fail("version '\(version.escapedForMessage)' must be 1-128 of [A-Za-z0-9._+-], not starting with '.'")
         }
-        guard version != "current" else { throw fail("version 'current' is reserved") }
+        guard version != StoreLayout.currentLinkName else {
+            throw fail("version '\(StoreLayout.currentLinkName)' is reserved")
+        }
         guard sha256.isSHA256Hex else {
             throw fail("sha256 must be 64 lower-case hex digits")
         }

@@ -45,7 +45,7 @@ public struct Publisher: Sendable {
         placeholder.spaFallback = spaFallback
         try placeholder.validate(source: manifestPath)
         if let rolloutPercent, !(0...100).contains(rolloutPercent) {
-            throw PkgError(.invalidArgument, "--rollout must be 0 to 100 (got \(rolloutPercent))")
+            throw PkgError(.invalidArgument, "rollout percent must be 0 to 100 (got \(rolloutPercent))")
         }
         if previous?.revoked.contains(version) == true {
             throw PkgError(.invalidArgument, "\(name) \(version) is revoked; publish another version")
@@ -53,39 +53,44 @@ public struct Publisher: Sendable {
         if let rolloutPercent, rolloutPercent < 100, let previous, let unfinished = previous.rollout, !force {
             if previous.version != version {
                 throw PkgError(.invalidArgument, "\(name) \(previous.version) is still rolling out (\(unfinished.share)); "
-                               + "finish it (pkgctl rollout ... 100) or pass --force to make it the version before")
+                               + "finish its rollout (to 100 %) or force this one to make it the version before",
+                               remedy: .force)
             }
             if rolloutPercent < unfinished.percent {
                 throw PkgError(.invalidArgument, "\(name) \(version) is rolled out to \(unfinished.share); lowering it "
-                               + "to \(Rollout.format(rolloutPercent)) needs --force")
+                               + "to \(Rollout.format(rolloutPercent)) needs force", remedy: .force)
             }
         }
 
-        var files = try BundlePacker.files(in: source)
+        let files = try BundlePacker.files(in: source)
         if let spaFallback, !files.contains(where: { $0.name == spaFallback }) {
-            throw PkgError(.invalidArgument, "--spa-fallback '\(spaFallback.escapedForMessage)' is not a file of \(source)")
+            throw PkgError(.invalidArgument, "spaFallback '\(spaFallback.escapedForMessage)' is not a file of \(source)")
         }
-        let staging = precompress ? try FileSystem.makeTemporaryDirectory(in: outputDirectory, prefix: ".precompress") : nil
-        defer { if let staging { try? FileSystem.removeTree(staging) } }
-        if let staging { files += try Precompressor.encode(files, into: staging) }
 
-        let zipPath = outputDirectory + "/" + fileName
-        try BundlePacker.pack(files, to: zipPath)
-        let digest = try FileHasher.hash(file: zipPath)
-        var entry = ManifestEntry(name: name, version: version, url: fileName,
-                                  sha256: digest.sha256, size: digest.size, routes: routes,
-                                  revoked: previous?.revoked ?? [])
-        entry.spaFallback = spaFallback
-        entry.index = try publishFiles(files, name: name, version: version)
-        if let rolloutPercent, rolloutPercent < 100 {
-            let sameVersion = previous?.version == version
-            let before = previous.flatMap { sameVersion ? $0.rollout?.previous : Release($0) }
-                .flatMap { entry.revoked.contains($0.version) ? nil : $0 }
-            let salt = (sameVersion ? previous?.rollout?.salt : nil) ?? Rollout.makeSalt()
-            entry.rollout = Rollout(percent: rolloutPercent, salt: salt, previous: before)
+        func publish(_ files: [BundleFile]) throws -> ManifestEntry {
+            let zipPath = outputDirectory + "/" + fileName
+            try BundlePacker.pack(files, to: zipPath)
+            let digest = try FileHasher.hash(file: zipPath)
+            var entry = ManifestEntry(name: name, version: version, url: fileName,
+                                      sha256: digest.sha256, size: digest.size, routes: routes,
+                                      revoked: previous?.revoked ?? [])
+            entry.spaFallback = spaFallback
+            entry.index = try publishFiles(files, name: name, version: version)
+            if let rolloutPercent, rolloutPercent < 100 {
+                let sameVersion = previous?.version == version
+                let before = previous.flatMap { sameVersion ? $0.rollout?.previous : Release($0) }
+                    .flatMap { entry.revoked.contains($0.version) ? nil : $0 }
+                let salt = (sameVersion ? previous?.rollout?.salt : nil) ?? Rollout.makeSalt()
+                entry.rollout = Rollout(percent: rolloutPercent, salt: salt, previous: before)
+            }
+            try replace(entry, in: &manifest, signer: signer)
+            return entry
         }
-        try replace(entry, in: &manifest, signer: signer)
-        return entry
+        guard precompress else { return try publish(files) }
+        // The encoded siblings live only until they are packed and published.
+        return try StagingDirectory.run(in: outputDirectory, prefix: ".precompress") { staging in
+            try publish(files + Precompressor.encode(files, into: staging.path))
+        }
     }
 
     /// Changes the rollout percentage of `name`'s newest version; at 100 every
@@ -103,7 +108,7 @@ public struct Publisher: Sendable {
         let current = entry.rollout?.percent ?? 100
         if percent < current, !force {
             throw PkgError(.invalidArgument, "\(name) \(entry.version) is rolled out to \(Rollout.format(current)); "
-                           + "lowering it to \(Rollout.format(percent)) needs --force")
+                           + "lowering it to \(Rollout.format(percent)) needs force", remedy: .force)
         }
         if percent >= 100 {
             entry.rollout = nil
@@ -172,7 +177,8 @@ public struct Publisher: Sendable {
     private func readManifest(signer: ManifestSigner?) throws -> Manifest {
         let existing = try PublishedManifest.read(manifestPath)
         if existing?.isSigned == true, signer == nil {
-            throw PkgError(.invalidArgument, "manifest \(manifestPath) is signed; pass --sign KEYFILE to keep it signed")
+            throw PkgError(.invalidArgument, "manifest \(manifestPath) is signed; changing it needs a signing key to keep it signed",
+                           remedy: .signingKey)
         }
         return existing?.manifest ?? Manifest()
     }

@@ -122,7 +122,7 @@ final class PackageMount: @unchecked Sendable {
     /// Whether `current` still names this version: one readlinkat(2), no allocation.
     func isCurrent() -> Bool {
         withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
-            let count = readlinkat(packageDescriptor, "current", buffer.baseAddress!, 256)
+            let count = readlinkat(packageDescriptor, StoreLayout.currentLinkName, buffer.baseAddress!, 256)
             guard count > 0, count < 256 else { return false }
             var matches = count == version.utf8.count
             if matches {

@@ -53,35 +53,35 @@ extension PackageStore {
         try layout.prepare()
         let destination = layout.versionDirectory(entry.name, entry.version)
         let replaces = FileSystem.exists(destination)
-        let staging = try makeStagingDirectory(prefix: "\(entry.name)-\(entry.version)")
         let recordFile = layout.recordFile(entry.name, entry.version)
         do {
-            let index = try populate(staging)
-            try FileSystem.syncFileSystem(containing: staging)
-            let record = VersionRecord(entry: entry, index: index)
-            try FileSystem.makeDirectories(layout.recordDirectory(entry.name))
-            if replaces {
-                // The old record goes first: a crash before the new one is written leaves
-                // a directory without a record, which recovery removes. Never new files
-                // under the old record, whose hashes a delta install would trust.
-                if unlink(recordFile) != 0, errno != ENOENT { throw fileSystemError("unlink", recordFile) }
-                try FileSystem.syncDirectory(layout.recordDirectory(entry.name))
-                try exchange(staging, destination)
-                try record.save(to: recordFile)
-                try FileSystem.syncDirectory(layout.packageDirectory(entry.name))
-                try FileSystem.removeTree(staging)
-                if FileSystem.exists(layout.overlayDirectory(entry.name, entry.version)) {
-                    try discardTree(layout.overlayDirectory(entry.name, entry.version))
+            return try withStagingDirectory(prefix: "\(entry.name)-\(entry.version)") { staging in
+                let index = try populate(staging.path)
+                try FileSystem.syncFileSystem(containing: staging.path)
+                let record = VersionRecord(entry: entry, index: index)
+                try FileSystem.makeDirectories(layout.recordDirectory(entry.name))
+                if replaces {
+                    // The old record goes first: a crash before the new one is written leaves
+                    // a directory without a record, which recovery removes. Never new files
+                    // under the old record, whose hashes a delta install would trust.
+                    if unlink(recordFile) != 0, errno != ENOENT { throw fileSystemError("unlink", recordFile) }
+                    try FileSystem.syncDirectory(layout.recordDirectory(entry.name))
+                    // After the exchange the staging directory holds the old version, removed on exit.
+                    try exchange(staging, destination)
+                    try record.save(to: recordFile)
+                    try FileSystem.syncDirectory(layout.packageDirectory(entry.name))
+                    if FileSystem.exists(layout.overlayDirectory(entry.name, entry.version)) {
+                        try discardTree(layout.overlayDirectory(entry.name, entry.version))
+                    }
+                    return record
                 }
+                try record.save(to: recordFile)
+                try FileSystem.makeDirectories(layout.packageDirectory(entry.name))
+                try staging.publish(as: destination)
+                try FileSystem.syncDirectory(layout.packageDirectory(entry.name))
                 return record
             }
-            try record.save(to: recordFile)
-            try FileSystem.makeDirectories(layout.packageDirectory(entry.name))
-            if rename(staging, destination) != 0 { throw fileSystemError("rename \(staging) to", destination) }
-            try FileSystem.syncDirectory(layout.packageDirectory(entry.name))
-            return record
         } catch {
-            try? FileSystem.removeTree(staging)
             if !replaces, !FileSystem.exists(layout.versionDirectory(entry.name, entry.version)) {
                 unlink(recordFile)
             }
@@ -92,11 +92,11 @@ extension PackageStore {
     /// Swaps two directories in one step; where the filesystem cannot (EINVAL:
     /// vfat, some network filesystems) the old one is discarded first, leaving
     /// a moment without it.
-    private func exchange(_ staging: String, _ destination: String) throws {
-        if pkg_exchange(staging, destination) == 0 { return }
-        guard errno == EINVAL || errno == ENOSYS else { throw fileSystemError("exchange \(staging) with", destination) }
+    private func exchange(_ staging: StagingDirectory, _ destination: String) throws {
+        if pkg_exchange(staging.path, destination) == 0 { return }
+        guard errno == EINVAL || errno == ENOSYS else { throw fileSystemError("exchange \(staging.path) with", destination) }
         try discardTree(destination)
-        if rename(staging, destination) != 0 { throw fileSystemError("rename \(staging) to", destination) }
+        try staging.publish(as: destination)
     }
 
     /// Makes `version` the one served, by replacing the `current` symlink atomically.
@@ -129,9 +129,10 @@ extension PackageStore {
                        purpose: "\(label): extracting")
     }
 
-    /// A new, empty, uniquely named directory under `staging/`.
-    func makeStagingDirectory(prefix: String) throws -> String {
-        try FileSystem.makeTemporaryDirectory(in: layout.staging, prefix: prefix)
+    /// Runs `work` on a new, empty, uniquely named directory under `staging/`, which
+    /// on exit has been renamed into place or is removed (``StagingDirectory``).
+    func withStagingDirectory<Result>(prefix: String, _ work: (StagingDirectory) throws -> Result) throws -> Result {
+        try StagingDirectory.run(in: layout.staging, prefix: prefix, work)
     }
 }
 

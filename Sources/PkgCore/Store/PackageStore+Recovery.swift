@@ -9,13 +9,11 @@ extension PackageStore {
     /// the lock held, before changing anything.
     public func recover() throws {
         try layout.prepare()
-        for name in try FileSystem.contents(of: layout.staging) {
-            try FileSystem.removeTree(layout.staging + "/" + name)
-        }
+        try StagingDirectory.removeLeftovers(in: layout.staging)
         for name in try packageNames() {
             let active = activeVersion(of: name)
             let directory = layout.packageDirectory(name)
-            for item in try FileSystem.contents(of: directory) where item != "current" {
+            for item in try FileSystem.contents(of: directory) where item != StoreLayout.currentLinkName {
                 let path = directory + "/" + item
                 if item.hasPrefix(FileSystem.temporaryPrefix) {
                     unlink(path)
@@ -47,9 +45,9 @@ extension PackageStore {
     /// Moves a directory (a version, its overlay) out of sight into `staging/` with one rename,
     /// then deletes it there: a crash midway leaves only staging debris.
     func discardTree(_ path: String) throws {
-        let trash = try makeStagingDirectory(prefix: "trash")
-        let target = trash + "/version"
-        if rename(path, target) != 0 { throw fileSystemError("rename \(path) to", target) }
-        try FileSystem.removeTree(trash)
+        try withStagingDirectory(prefix: "trash") { trash in
+            let target = trash.path + "/version"
+            if rename(path, target) != 0 { throw fileSystemError("rename \(path) to", target) }
+        }
     }
 }

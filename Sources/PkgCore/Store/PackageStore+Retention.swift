@@ -28,7 +28,7 @@ extension PackageStore {
     /// version a pending trial would go back to always stay. Returns what was removed.
     @discardableResult
     public func collectGarbage(keep: Int) throws -> [(name: String, version: String)] {
-        guard keep >= 1 else { throw PkgError(.invalidArgument, "--keep must be at least 1 (got \(keep))") }
+        guard keep >= 1 else { throw PkgError(.invalidArgument, "keep must be at least 1 (got \(keep))") }
         var removed: [(String, String)] = []
         for name in try packageNames() {
             let protected = [activeVersion(of: name), try trial(of: name)?.previous]

@@ -65,7 +65,9 @@ public struct StoreLayout: Sendable, Hashable {
     /// `ROOT/packages/NAME/VERSION`.
     public func versionDirectory(_ name: String, _ version: String) -> String { packageDirectory(name) + "/" + version }
     /// `ROOT/packages/NAME/current`, the symlink naming the active version.
-    public func currentLink(_ name: String) -> String { packageDirectory(name) + "/current" }
+    public func currentLink(_ name: String) -> String { packageDirectory(name) + "/" + Self.currentLinkName }
+    /// The name of the link in `ROOT/packages/NAME` that names the active version; no version may take it.
+    public static let currentLinkName = "current"
     /// `ROOT/state/packages/NAME`.
     public func recordDirectory(_ name: String) -> String { state + "/packages/" + name }
     /// `ROOT/state/packages/NAME/VERSION.json`, the version's record.

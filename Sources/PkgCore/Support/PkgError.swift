@@ -69,6 +69,27 @@ public struct PkgError: Error, Sendable, Hashable, CustomStringConvertible {
         public var description: String { value.rawValue }
     }
 
+    /// What the caller can change to get past a failure, when it is one of a few known
+    /// choices; a front end names its own option for it (pkgctl: `--force`).
+    public struct Remedy: Sendable, Hashable, CustomStringConvertible {
+        enum Value: String, Sendable, Hashable {
+            case force
+            case signingKey
+            case trustedKeys
+        }
+        let value: Value
+
+        /// Ask again with `force` (e.g. ``Publisher/setRollout(name:percent:force:signer:)``).
+        public static let force = Remedy(value: .force)
+        /// Pass a signing key, so a signed manifest stays signed.
+        public static let signingKey = Remedy(value: .signingKey)
+        /// Pass the trusted keys of a store that has accepted signed manifests.
+        public static let trustedKeys = Remedy(value: .trustedKeys)
+
+        /// The remedy's name, e.g. `force`.
+        public var description: String { value.rawValue }
+    }
+
     /// The kind of failure.
     public let code: Code
     /// A one-line, human-readable account naming what and where.
@@ -76,11 +97,15 @@ public struct PkgError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The `errno` behind a filesystem failure, when there is one.
     public let errno: Int32?
 
+    /// What the caller can change to get past it, when known.
+    public let remedy: Remedy?
+
     /// Creates an error with a code and a one-line message.
-    public init(_ code: Code, _ message: String, errno: Int32? = nil) {
+    public init(_ code: Code, _ message: String, errno: Int32? = nil, remedy: Remedy? = nil) {
         self.code = code
         self.message = message
         self.errno = errno
+        self.remedy = remedy
     }
 
     /// The one-line message.

@@ -99,11 +99,12 @@ struct DeltaInstall {
 
     private func fetchIndex(_ reference: IndexReference, label: String) throws -> PublishedFileIndex {
         let url = try ManifestEntry.resolve(reference.url, relativeTo: manifestURL)
-        let staging = try store.makeStagingDirectory(prefix: "index")
-        defer { try? FileSystem.removeTree(staging) }
-        try downloader.download(from: url, to: staging + "/index.json", expectedSize: reference.size,
-                                expectedSHA256: reference.sha256, compressed: true)
-        return try PublishedFileIndex.parse(try FileSystem.read(staging + "/index.json") ?? [], label: label, limits: limits)
+        return try store.withStagingDirectory(prefix: "index") { staging in
+            let file = staging.path + "/index.json"
+            try downloader.download(from: url, to: file, expectedSize: reference.size,
+                                    expectedSHA256: reference.sha256, compressed: true)
+            return try PublishedFileIndex.parse(try FileSystem.read(file) ?? [], label: label, limits: limits)
+        }
     }
 
     /// Objects fetched at once on the multi handle.

@@ -49,6 +49,9 @@ public struct UpdateReport: Sendable, Hashable, Codable {
         public var action: Action
         /// The one-line error when `action` is `.failed` or `.rolledBack`.
         public var error: String?
+        /// The error's ``PkgError/Code`` name (`checksumMismatch`, `healthCheckFailed`, ...), stable
+        /// for scripts; `unexpected` for a failure that is not a ``PkgError``. Set with ``error``.
+        public var errorCode: String?
     }
 
     /// Whether the manifest was fetched or not modified.

@@ -67,7 +67,7 @@ public struct Updater: Sendable {
     /// in the report.
     public func run(wait: Bool = true, onWait: (String) -> Void = { _ in },
                     progress: @escaping @Sendable (UpdateEvent) -> Void = { _ in }) throws -> UpdateReport {
-        guard keep >= 1 else { throw PkgError(.invalidArgument, "--keep must be at least 1 (got \(keep))") }
+        guard keep >= 1 else { throw PkgError(.invalidArgument, "keep must be at least 1 (got \(keep))") }
         if jitter > 0 {
             guard jitter.isFinite else { throw PkgError(.invalidArgument, "jitter must be a finite number of seconds") }
             RetryPolicy.sleep(seconds: Double.random(in: 0..<jitter))
@@ -90,8 +90,8 @@ public struct Updater: Sendable {
         } else if FileSystem.exists(store.layout.trustState) {
             // A run that lost its --trusted-key (a cron line, a script) must not quietly stop verifying.
             throw PkgError(.untrustedManifest,
-                           "store \(store.layout.root) has accepted signed manifests; pass --trusted-key "
-                           + "(to stop verifying, remove \(store.layout.trustState))")
+                           "store \(store.layout.root) has accepted signed manifests; reading another needs its "
+                           + "trusted keys (to stop verifying, remove \(store.layout.trustState))", remedy: .trustedKeys)
         }
 
         let deviceID = try self.deviceID ?? store.deviceID()
@@ -178,6 +178,7 @@ public struct Updater: Sendable {
                 message += "; left revoked \(stuck) for \(fallback)"
             }
             outcome.error = message.hasPrefix(label) ? message : "\(label): \(message)"
+            outcome.errorCode = (error as? PkgError)?.code.description ?? "unexpected"
         }
         return outcome
     }
@@ -247,7 +248,8 @@ public struct Updater: Sendable {
         return UpdateReport.PackageOutcome(
             name: trial.name, from: trial.version, to: back ?? "", action: .rolledBack,
             error: "\(trial.name) \(trial.version): health check did not finish (the run was stopped); "
-                + "switched back to \(back ?? "no version") and held \(trial.version)")
+                + "switched back to \(back ?? "no version") and held \(trial.version)",
+            errorCode: PkgError.Code.healthCheckFailed.description)
     }
 
     /// Downloads, verifies and installs one version (not yet active): file by
@@ -265,13 +267,14 @@ public struct Updater: Sendable {
         }
         let url = try entry.resolvedURL(relativeTo: manifestURL)
         try store.ensureRoom(forBytes: entry.size, purpose: "\(entry.name) \(entry.version): downloading \(url)")
-        let archive = try store.makeStagingDirectory(prefix: "\(entry.name)-\(entry.version).download")
-        defer { try? FileSystem.removeTree(archive) }
-        let zip = archive + "/bundle.zip"
-        try downloader.download(from: url, to: zip, expectedSize: entry.size, expectedSHA256: entry.sha256) { received, total in
-            progress(.downloading(name: entry.name, version: entry.version, received: received, total: total))
+        try store.withStagingDirectory(prefix: "\(entry.name)-\(entry.version).download") { archive in
+            let zip = archive.path + "/bundle.zip"
+            try downloader.download(from: url, to: zip, expectedSize: entry.size,
+                                    expectedSHA256: entry.sha256) { received, total in
+                progress(.downloading(name: entry.name, version: entry.version, received: received, total: total))
+            }
+            progress(.extracting(name: entry.name, version: entry.version))
+            _ = try store.install(entry, archive: zip, limits: limits, workers: workers, replacing: true)
         }
-        progress(.extracting(name: entry.name, version: entry.version))
-        _ = try store.install(entry, archive: zip, limits: limits, workers: workers, replacing: true)
     }
 }

@@ -44,7 +44,7 @@ import Testing
 
         let lower = try run(["rollout", origin, "demo", "10"])
         #expect(lower.status == 1)
-        #expect(lower.stderr == "pkgctl: demo 2.0.0 is rolled out to 50 %; lowering it to 10 % needs --force\n")
+        #expect(lower.stderr == "pkgctl: demo 2.0.0 is rolled out to 50 %; lowering it to 10 % needs force (pass --force)\n")
         #expect(try run(["rollout", origin, "demo", "100"]).stdout == "demo 2.0.0: every device\n")
         #expect(try update(outside).stdout == "demo: 1.0.0 -> 2.0.0 (upgraded)\n")
 
@@ -71,7 +71,7 @@ import Testing
         try pack("1.1.0", "2.0.0", ["--sign", key, "--rollout", "10"])
         let unsigned = try run(["rollout", origin, "demo", "20"])
         #expect(unsigned.status == 1)
-        #expect(unsigned.stderr.contains("is signed; pass --sign KEYFILE"))
+        #expect(unsigned.stderr.contains("is signed; changing it needs a signing key to keep it signed (pass --sign KEYFILE)"))
         #expect(try run(["rollout", origin, "demo", "20", "--sign", key]).status == 0)
         #expect(try run(["revoke", origin, "demo", "2.0.0", "--sign", key]).status == 0)
         let published = try #require(try PublishedManifest.read(origin + "/manifest.json"))

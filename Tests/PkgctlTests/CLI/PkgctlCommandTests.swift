@@ -88,6 +88,27 @@ import Testing
         #expect(keep.stderr.contains("--keep must be at least 1"))
     }
 
+    @Test func jsonFailuresCarryAStableErrorCode() throws {
+        let missing = try PkgctlProcess.run(["update", "--root", root, "--manifest",
+                                             "file://" + temp.path + "/nope.json", "--json"])
+        #expect(missing.status == 1)
+        let failure = try #require(try JSONSerialization.jsonObject(with: Data(missing.stdout.utf8)) as? [String: String])
+        #expect(failure["errorCode"] == "transferFailed")
+        #expect(failure["error"].map { missing.stderr == "pkgctl: \($0)\n" } == true, "\(missing.stderr)")
+
+        try BundleFixtures.publishDemo(["1.0.0"], into: origin)
+        let zip = try FileHandle(forUpdating: URL(fileURLWithPath: origin + "/demo-1.0.0.zip"))
+        try zip.seek(toOffset: 0)
+        try zip.write(contentsOf: Data("XX".utf8))
+        try zip.close()
+        let corrupt = try PkgctlProcess.run(["update", "--root", root, "--manifest", manifestURL, "--json"])
+        #expect(corrupt.status == 1)
+        let report = try JSONDecoder().decode(UpdateReport.self, from: Data(corrupt.stdout.utf8))
+        #expect(report.packages.map(\.action) == [.failed])
+        #expect(report.packages.first?.errorCode == "checksumMismatch")
+        #expect(report.packages.first?.error?.contains("demo 1.0.0") == true)
+    }
+
     @Test func packIsDeterministicAndUpdatesTheManifest() throws {
         let arguments = ["pack", BundleFixtures.demoSource("1.0.0"), "--name", "demo", "--version", "1.0.0",
                          "--out", origin, "--route", "www.example.com/app"]

@@ -64,7 +64,7 @@ import Testing
         let result = try PkgctlProcess.run(["pack", temp.path + "/site", "--name", "shop", "--version", "1.0.0",
                                             "--out", temp.path + "/out", "--spa-fallback", "app.html"])
         #expect(result.status == 1)
-        #expect(result.stderr == "pkgctl: --spa-fallback 'app.html' is not a file of \(temp.path)/site\n")
+        #expect(result.stderr == "pkgctl: spaFallback 'app.html' is not a file of \(temp.path)/site\n")
         #expect(!FileManager.default.fileExists(atPath: temp.path + "/out/manifest.json"))
         #expect(!FileManager.default.fileExists(atPath: temp.path + "/out/shop-1.0.0.zip"))
     }

@@ -126,7 +126,8 @@ import Testing
         try FileManager.default.removeItem(atPath: originRoot + "/manifest.json")
         try BundleFixtures.publishDemo(["1.1.0"], into: originRoot)
         let error = #expect(throws: PkgError.self) { try updater(url, trust: TrustPolicy()).run() }
-        #expect(error?.message.contains("has accepted signed manifests; pass --trusted-key") == true)
+        #expect(error?.message.contains("has accepted signed manifests; reading another needs its trusted keys") == true)
+        #expect(error?.remedy == .trustedKeys)
         #expect(store.activeVersion(of: "demo") == "1.0.0")
         try FileManager.default.removeItem(atPath: store.layout.trustState)
         #expect(try updater(url, trust: TrustPolicy()).run().succeeded, "the documented way out")
@@ -146,7 +147,8 @@ import Testing
         let unsigned = #expect(throws: PkgError.self) {
             try BundleFixtures.publishDemo(["1.1.0"], into: originRoot)
         }
-        #expect(unsigned?.message.contains("is signed; pass --sign KEYFILE") == true)
+        #expect(unsigned?.message.contains("is signed; changing it needs a signing key") == true)
+        #expect(unsigned?.remedy == .signingKey)
         #expect(try PublishedManifest.read(path)?.isSigned == true)
     }
 
