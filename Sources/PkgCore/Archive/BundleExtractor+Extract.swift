@@ -44,6 +44,6 @@ extension BundleExtractor {
 
     /// `error` with this extractor's label in front of its message.
     func labelled(_ error: PkgError) -> PkgError {
-        PkgError(error.code, "\(label): \(error.message)", errno: error.errno)
+        error.with(message: "\(label): \(error.message)")
     }
 }
