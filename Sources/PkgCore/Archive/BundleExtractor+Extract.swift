@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension BundleExtractor {
     /// Extracts an inspected bundle into `directory`, which must exist and be empty.
