@@ -3,7 +3,6 @@ import PackageDescription
 
 let package = Package(
     name: "pkgctl",
-    platforms: [.macOS(.v15)],
     products: [
         .library(name: "PkgCore", targets: ["PkgCore"]),
         .library(name: "PkgServer", targets: ["PkgServer"]),

@@ -5,23 +5,16 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <unistd.h>
-#ifdef __linux__
 #include <linux/openat2.h>
 #include <sys/syscall.h>
-#endif
 #include "CSystemShims.h"
 
 int pkg_syncfs(int fd) {
-#ifdef __linux__
     return syncfs(fd);
-#else
-    sync();
-    return 0;
-#endif
 }
 
 int pkg_open_beneath(int dirfd, const char *path, int flags) {
-#if defined(__linux__) && defined(SYS_openat2)
+#ifdef SYS_openat2
     struct open_how how;
     memset(&how, 0, sizeof how);
     how.flags = (unsigned long long)flags;
@@ -34,7 +27,7 @@ int pkg_open_beneath(int dirfd, const char *path, int flags) {
 }
 
 int pkg_exchange(const char *a, const char *b) {
-#if defined(__linux__) && defined(SYS_renameat2)
+#ifdef SYS_renameat2
     return (int)syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
 #else
     errno = ENOSYS;

@@ -1,3 +1,4 @@
+import Glibc
 import NIOCore
 import NIOPosix
 import PkgCore
@@ -58,8 +59,8 @@ final class AnswerCache {
     }
 
     /// `range` of `file`, a file held in memory (``LocalFile/isInMemory``), as a slice of a
-    /// buffer holding all of it; nil when the file cannot be read whole.
-    func body(of file: LocalFile, range: Range<Int64>, allocator: ByteBufferAllocator) -> ByteBuffer? {
+    /// buffer holding all of it.
+    func body(of file: LocalFile, range: Range<Int64>, allocator: ByteBufferAllocator) throws(LocalReadFailure) -> ByteBuffer {
         let key = ObjectIdentifier(file)
         let bytes: ByteBuffer
         if let body = bodies[key], body.file === file {
@@ -67,10 +68,13 @@ final class AnswerCache {
         } else {
             let size = Int(file.size)
             var buffer = allocator.buffer(capacity: size)
+            var failedErrno: Int32?
             let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: size) { pointer in
-                max(0, file.read(into: UnsafeMutableRawBufferPointer(rebasing: pointer[..<size]), at: 0))
+                let count = file.read(into: UnsafeMutableRawBufferPointer(rebasing: pointer[..<size]), at: 0)
+                if count < 0 { failedErrno = errno }
+                return max(0, count)
             }
-            guard read == size else { return nil }
+            guard read == size else { throw LocalReadFailure(path: file.path, errno: failedErrno) }
             if bodies.count >= Self.limit || bodyBytes + size > Self.bodyBudget {
                 bodies.removeAll(keepingCapacity: true)
                 bodyBytes = 0
@@ -79,7 +83,10 @@ final class AnswerCache {
             bodyBytes += size
             bytes = buffer
         }
-        return bytes.getSlice(at: Int(range.lowerBound), length: Int(range.count))
+        guard let slice = bytes.getSlice(at: Int(range.lowerBound), length: Int(range.count)) else {
+            throw LocalReadFailure(path: file.path, errno: nil)
+        }
+        return slice
     }
 
     private static func equal(_ a: [(name: String, value: String)], _ b: [(name: String, value: String)]) -> Bool {

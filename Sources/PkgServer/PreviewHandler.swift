@@ -1,3 +1,4 @@
+import Glibc
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -25,6 +26,8 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     private let configuration: PreviewServerConfiguration
     private let accessLog: Logger?
     private let metrics: ServerMetrics?
+    /// Faults on this side (a package file that cannot be read), whatever `accessLog` is.
+    private let errorLog = Logger(label: "pkgctl.serve")
     /// This event loop's heads and bodies of local answers; taken on the loop, at first use.
     private lazy var answerCache = AnswerCache.current
 
@@ -281,15 +284,18 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
             do {
                 try Self.append(file, range: answer.range, to: &buffer)
             } catch {
-                return abandon(note: "\(error)", context: context)
+                return abandon(after: error, context: context)
             }
             return finish(context: context, last: buffer)
         }
         if file.isInMemory {
             // The head, then a slice of the file's shared buffer: one writev, no copy of the body.
             let head = startResponse(answer.response, source: source, context: context, length: count, file: file)
-            guard let body = answerCache.body(of: file, range: answer.range, allocator: context.channel.allocator) else {
-                return abandon(note: "read \(file.path): ended early", context: context)
+            let body: ByteBuffer
+            do {
+                body = try answerCache.body(of: file, range: answer.range, allocator: context.channel.allocator)
+            } catch {
+                return abandon(after: error, context: context)
             }
             exchange?.awaitsWrites = true
             context.write(wrapOutboundOut(.byteBuffer(head)), promise: nil)
@@ -302,30 +308,49 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         let handle = NIOFileHandle(_deprecatedTakingOwnershipOfDescriptor: file.descriptor)
         let region = FileRegion(fileHandle: handle, readerIndex: Int(answer.range.lowerBound),
                                 endIndex: Int(answer.range.upperBound))
-        context.write(wrapOutboundOut(.fileRegion(region))).whenComplete { _ in
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        let request = exchange.map { "\($0.head.method.rawValue) \($0.head.uri)" } ?? "-"
+        context.write(wrapOutboundOut(.fileRegion(region))).whenComplete { result in
             _ = try? handle.takeDescriptorOwnership()
             withExtendedLifetime(file) {}
+            // The access line is already written; a client that left needs nothing more.
+            if case .failure(let error) = result, let failure = LocalReadFailure(writing: file.path, failedWith: error) {
+                handler.value.report(failure, request: request)
+            }
         }
         finish(context: context)
     }
 
     /// Gives up an answer whose head is encoded but whose body cannot be read: the connection cannot go on.
-    private func abandon(note: String, context: ChannelHandlerContext) {
-        if let exchange { log(exchange, note: " (\(note))") }
+    private func abandon(after failure: LocalReadFailure, context: ChannelHandlerContext) {
+        if let exchange {
+            report(failure, request: "\(exchange.head.method.rawValue) \(exchange.head.uri)")
+            log(exchange, note: " (\(failure.description))")
+        }
         exchange = nil
         context.close(promise: nil)
     }
 
+    /// Logs a local read failure as an error, naming the file and the errno, and counts it.
+    private func report(_ failure: LocalReadFailure, request: String) {
+        errorLog.error("\(request): \(failure.description); the answer was cut")
+        metrics?.localReadFailed()
+    }
+
     /// Appends `range` of `file` to `buffer`.
-    private static func append(_ file: LocalFile, range: Range<Int64>, to buffer: inout ByteBuffer) throws {
+    private static func append(_ file: LocalFile, range: Range<Int64>,
+                               to buffer: inout ByteBuffer) throws(LocalReadFailure) {
         let count = Int(range.count)
         var offset = 0
         while offset < count {
+            var failedErrno: Int32?
             let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count - offset) { pointer in
-                max(0, file.read(into: UnsafeMutableRawBufferPointer(rebasing: pointer[..<(count - offset)]),
-                                 at: range.lowerBound + Int64(offset)))
+                let read = file.read(into: UnsafeMutableRawBufferPointer(rebasing: pointer[..<(count - offset)]),
+                                     at: range.lowerBound + Int64(offset))
+                if read < 0 { failedErrno = errno }
+                return max(0, read)
             }
-            if read == 0 { throw PkgError(.fileSystem, "read \(file.path): ended early") }
+            if read == 0 { throw LocalReadFailure(path: file.path, errno: failedErrno) }
             offset += read
         }
     }

@@ -1,8 +1,6 @@
 import PkgCore
 import Synchronization
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The `Date` header every response carries (RFC 9110 §6.6.1), formatted at
 /// most once a second and shared by the event loops.

@@ -8,7 +8,9 @@ import Synchronization
 /// - `pkgctl_requests_total{class,source,status}`: requests answered (or given up by the client);
 /// - `pkgctl_response_bytes_total{class,source,status}`: body bytes sent;
 /// - `pkgctl_request_duration_seconds{class,source}`: the access log's time, from the request
-///   read to its answer's last write.
+///   read to its answer's last write;
+/// - `pkgctl_local_read_failures_total`: answers cut because a package or overlay file
+///   could not be read (not counted as a client that left).
 ///
 /// A label set's handles are made on its first request and kept, so later requests
 /// only look them up.
@@ -34,6 +36,12 @@ final class ServerMetrics: Sendable {
     }
 
     private let series = Mutex<[Key: Series]>([:])
+    private let localReadFailures = Counter(label: "pkgctl_local_read_failures_total")
+
+    /// Counts an answer cut by a local read failure.
+    func localReadFailed() {
+        localReadFailures.increment()
+    }
 
     /// Counts one answered request; `source` and `status` as in the access log.
     func record(_ resourceClass: ResourceClass, source: String, status: Int, bytes: Int, nanoseconds: Int64) {

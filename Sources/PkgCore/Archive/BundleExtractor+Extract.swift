@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 extension BundleExtractor {
     /// Extracts an inspected bundle into `directory`, which must exist and be empty.
@@ -44,6 +40,6 @@ extension BundleExtractor {
 
     /// `error` with this extractor's label in front of its message.
     func labelled(_ error: PkgError) -> PkgError {
-        PkgError(error.code, "\(label): \(error.message)", errno: error.errno)
+        error.with(message: "\(label): \(error.message)")
     }
 }

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A zip entry's MS-DOS date and time fields (two-second resolution, 1980–2107).
 struct DOSTimestamp: Hashable, Sendable {

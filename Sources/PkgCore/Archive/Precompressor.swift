@@ -1,7 +1,5 @@
 import CCompression
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Writes the `X.br` and `X.gz` siblings of a bundle's text files (html, js,
 /// css, json, source maps, svg, xml, plain text, wasm), which the resolver

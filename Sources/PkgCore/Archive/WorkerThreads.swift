@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Runs blocking work on dedicated threads, off Swift's cooperative pool.
 enum WorkerThreads {

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// HTTP dates (RFC 9110 §5.6.7), written in their one preferred form, IMF-fixdate:
 /// `Sun, 06 Nov 1994 08:49:37 GMT`. Hand-written because it runs per response

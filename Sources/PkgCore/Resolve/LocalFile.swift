@@ -1,8 +1,6 @@
 import CSystemShims
 import Synchronization
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A local file (from a package or the overlay): an open descriptor,
 /// closed when released, that a server can `sendfile(2)`; or, for small files

@@ -1,8 +1,6 @@
 import FoundationEssentials
 import Synchronization
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// The write-through overlay under `ROOT/cache`:
 ///

@@ -1,7 +1,5 @@
 import FoundationEssentials
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// One overlay entry being written: a temp file that becomes visible, by
 /// rename(2), only when the answer is complete and length-checked.

@@ -1,7 +1,5 @@
 import Synchronization
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// An active package version as the resolver serves it: an open descriptor of
 /// its version directory, so files are opened relative to it (and cannot leave it).

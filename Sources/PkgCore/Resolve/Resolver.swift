@@ -2,9 +2,7 @@ import Dispatch
 import FoundationEssentials
 import Logging
 import Synchronization
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Answers custom-scheme requests from the installed packages, the
 /// overlay, or the origin — the embeddable heart of pkgctl, shaped like

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// An immutable snapshot of every active package's routes, rebuilt when a
 /// `current` link changes. Longest prefix wins; a prefix matches whole segments.

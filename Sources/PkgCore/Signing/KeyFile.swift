@@ -1,7 +1,5 @@
 import SwiftASN1
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Reading the PEM files keys live in.
 enum KeyFile {

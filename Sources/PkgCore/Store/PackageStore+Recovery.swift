@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 extension PackageStore {
     /// Finishes what an interrupted command left: empties `staging/`, removes

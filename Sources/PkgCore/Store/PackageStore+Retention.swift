@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 extension PackageStore {
     /// Makes the version installed just before the active one active again and

@@ -1,7 +1,5 @@
 import FoundationEssentials
-#if canImport(Glibc)
 import Glibc
-#endif
 
 extension PackageStore {
     /// Makes `version` active on trial. The trial is written (and flushed)

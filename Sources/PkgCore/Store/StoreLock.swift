@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// An exclusive `flock(2)` on `ROOT/lock`, held while a command changes the
 /// store, so two updates never interleave. Released when the value is dropped

@@ -1,7 +1,5 @@
 import Crypto
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// SHA-256 of files, streamed through a fixed buffer.
 enum FileHasher {

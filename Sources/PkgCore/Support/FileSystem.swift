@@ -1,8 +1,6 @@
 import CSystemShims
 import FoundationEssentials
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Small, explicit filesystem operations with errors that name the path.
 enum FileSystem {

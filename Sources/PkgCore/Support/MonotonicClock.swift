@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A monotonic clock in nanoseconds (coarse: a few ms resolution, very cheap).
 func coarseMonotonicNanoseconds() -> Int64 {

@@ -1,3 +1,5 @@
+import CCurl
+
 /// The one error type of PkgCore: a stable ``Code`` plus a one-line message
 /// that names what failed and where (a package, an entry, a path, a URL).
 ///
@@ -93,19 +95,42 @@ public struct PkgError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure.
     public let code: Code
     /// A one-line, human-readable account naming what and where.
-    public let message: String
+    public internal(set) var message: String
     /// The `errno` behind a filesystem failure, when there is one.
     public let errno: Int32?
+    /// The HTTP status behind an ``Code/httpStatus`` failure.
+    public let httpStatus: Int?
+    /// libcurl's result behind a ``Code/transferFailed`` failure, when libcurl gave one.
+    let curlCode: CURLcode.RawValue?
 
     /// What the caller can change to get past it, when known.
     public let remedy: Remedy?
 
     /// Creates an error with a code and a one-line message.
-    public init(_ code: Code, _ message: String, errno: Int32? = nil, remedy: Remedy? = nil) {
+    public init(_ code: Code, _ message: String, errno: Int32? = nil, remedy: Remedy? = nil, httpStatus: Int? = nil) {
         self.code = code
         self.message = message
         self.errno = errno
         self.remedy = remedy
+        self.httpStatus = httpStatus
+        curlCode = nil
+    }
+
+    /// A ``Code/transferFailed`` error for libcurl's result `curlCode`.
+    init(transferFailed message: String, curlCode: CURLcode) {
+        code = .transferFailed
+        self.message = message
+        errno = nil
+        remedy = nil
+        httpStatus = nil
+        self.curlCode = curlCode.rawValue
+    }
+
+    /// The same error with another message (more context), keeping its code and causes.
+    func with(message: String) -> PkgError {
+        var error = self
+        error.message = message
+        return error
     }
 
     /// The one-line message.
@@ -114,9 +139,7 @@ public struct PkgError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Whether the origin said the resource is not there: HTTP 404 or 410, 403
     /// (what S3 answers for a missing key without list rights), or a missing file:// file.
     var isNotFound: Bool {
-        if code == .httpStatus {
-            return [": HTTP 403", ": HTTP 404", ": HTTP 410"].contains { message.hasSuffix($0) }
-        }
-        return code == .transferFailed && message.contains("Couldn't read a file:// file")
+        if let httpStatus { return httpStatus == 403 || httpStatus == 404 || httpStatus == 410 }
+        return curlCode == CURLE_FILE_COULDNT_READ_FILE.rawValue
     }
 }

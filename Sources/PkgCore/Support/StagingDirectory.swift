@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Work in progress in a directory of its own, and the one owner of that
 /// directory: ``run(in:prefix:_:)`` creates it, hands it to the work, and on

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The text of an `errno` value, e.g. "No space left on device".
 func errnoDescription(_ code: Int32) -> String {

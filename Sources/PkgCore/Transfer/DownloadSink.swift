@@ -1,10 +1,6 @@
 import Crypto
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The file a download streams into: it writes each chunk, counts the bytes and feeds a
 /// running SHA-256 as they arrive, so the result is checked without reading it again.

@@ -171,7 +171,8 @@ public struct Downloader: Sendable {
                     try sink.restart()
                     let range = (headers["content-range"] ?? "none").escapedForMessage
                     let error = PkgError(
-                        .httpStatus, "GET \(url): HTTP 206 with Content-Range \(range) for a request from byte \(offset)")
+                        .httpStatus, "GET \(url): HTTP 206 with Content-Range \(range) for a request from byte \(offset)",
+                        httpStatus: 206)
                     return .failed(error, retryable: true)
                 case 0 where offset > 0:
                     // file:// honours the Range and has no status: the rest follows.
@@ -241,7 +242,7 @@ public struct Downloader: Sendable {
             case .failed(let error, let retryable):
                 guard retryable, number < policy.maxAttempts else {
                     if number > 1, let error = error as? PkgError {
-                        throw PkgError(error.code, "\(error.message) (after \(number) attempts)", errno: error.errno)
+                        throw error.with(message: "\(error.message) (after \(number) attempts)")
                     }
                     throw error
                 }
@@ -250,8 +251,8 @@ public struct Downloader: Sendable {
             case .throttled(let error, let retryAfter):
                 guard number < policy.maxAttempts, retryAfter <= options.maxRetryAfter else {
                     let waited = number > 1 ? " after \(number) attempts" : ""
-                    throw PkgError(error.code, "\(error.message) (the origin asks to retry after "
-                                   + "\(Int(retryAfter.rounded(.up))) s\(waited))", errno: error.errno)
+                    throw error.with(message: "\(error.message) (the origin asks to retry after "
+                                     + "\(Int(retryAfter.rounded(.up))) s\(waited))")
                 }
                 RetryPolicy.sleep(seconds: max(retryAfter, policy.delay(afterAttempt: number)))
                 number += 1
@@ -280,13 +281,13 @@ public struct Downloader: Sendable {
     }
 
     func transferError(_ url: String, _ code: CURLcode, _ easy: EasyHandle) -> PkgError {
-        PkgError(.transferFailed, "GET \(url): \(Curl.describe(code, detail: easy.errorDetail))")
+        PkgError(transferFailed: "GET \(url): \(Curl.describe(code, detail: easy.errorDetail))", curlCode: code)
     }
 
     /// A failed attempt for an HTTP status; 429 and 503 that carry `Retry-After` are throttled.
     func statusFailure<Value>(_ url: String, _ status: Int, headers: ResponseHeaders? = nil,
                               retryable: Bool? = nil) -> AttemptResult<Value> {
-        let error = PkgError(.httpStatus, "GET \(url): HTTP \(status)")
+        let error = PkgError(.httpStatus, "GET \(url): HTTP \(status)", httpStatus: status)
         if status == 429 || status == 503, let delay = headers?.retryAfter(now: Date()) {
             return .throttled(error, retryAfter: delay)
         }

@@ -1,7 +1,5 @@
 import CCurl
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Downloads many small files at once on one libcurl multi handle: at most
 /// `parallel` transfers in flight, HTTP/2 multiplexed on one connection when

@@ -1,10 +1,6 @@
 import CCurl
 
-#if canImport(Glibc)
 import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Which failures are worth another attempt, and how long to wait before it.
 ///

@@ -1,7 +1,5 @@
 import FoundationEssentials
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Installs a version file by file from its published index: files whose
 /// content an installed version already has are hard-linked from it

@@ -1,7 +1,5 @@
 import FoundationEssentials
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A command that decides whether a freshly switched-in version is healthy:
 /// run by `/bin/sh -c` with `PKGCTL_PACKAGE`, `PKGCTL_VERSION` and

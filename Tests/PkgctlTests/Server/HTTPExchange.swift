@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Test clients for the preview server: the curl CLI, and a raw TCP socket for
 /// what curl will not send (pipelined, malformed or oversized requests).

@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A TCP connection to 127.0.0.1 with each send and read under the test's
 /// control, and what the peer did at the end: a clean close or a reset.

@@ -135,6 +135,30 @@ import Testing
             })
         #expect(error.code == .httpStatus)
         #expect(error.message == "GET \(url): HTTP 404")
+        #expect(error.httpStatus == 404)
+        #expect(error.isNotFound)
+    }
+
+    /// "Not found" comes from the status or libcurl's result, never from the message's words.
+    @Test func notFoundIsTheStatusOrCurlsResultNotTheMessage() async throws {
+        let missing = try #require(await #expect(throws: PkgError.self) {
+            try await download("file://" + root.path("nope.zip"))
+        })
+        #expect(missing.code == .transferFailed)
+        #expect(missing.isNotFound)
+
+        let origin = try NginxOrigin(root: root.path)
+        var options = Self.quick
+        options.maxAttempts = 2
+        let failing = try #require(await #expect(throws: PkgError.self) {
+            try await download(origin.baseURL + "/always-500/demo-1.0.0.zip", options: options)
+        })
+        #expect(failing.httpStatus == 500)
+        #expect(failing.message.hasSuffix("(after 2 attempts)"), "the retry's note keeps the status")
+        #expect(!failing.isNotFound)
+
+        #expect(!PkgError(.transferFailed, missing.message).isNotFound)
+        #expect(!PkgError(.httpStatus, "GET http://127.0.0.1/x: HTTP 404").isNotFound)
     }
 
     // MARK: - Checks

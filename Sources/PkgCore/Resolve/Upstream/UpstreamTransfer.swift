@@ -1,7 +1,5 @@
 import CCurl
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// One origin request of the resolver on an ``EasyHandle`` (the one owner of
 /// libcurl easy handles), driven by the ``CurlMultiLoop``, which keeps this
