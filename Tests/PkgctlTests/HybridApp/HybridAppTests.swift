@@ -65,7 +65,7 @@ struct HybridAppTests {
         #expect(offline.status == 0, "\(offline.log)")
         // The package's files and the written-through one render; the one never fetched fails cleanly.
         #expect(offline.stdout.contains("local:yes origin:yes later:no"), "\(offline.stdout)")
-        #expect(offline.log.contains { $0.contains("/app/js/origin.js 200 script cache ") }, "\(offline.log)")
+        #expect(offline.log.contains { $0.contains("/app/js/origin.js 200 script overlay ") }, "\(offline.log)")
         #expect(offline.log.contains { $0.contains("/app/js/later.js") && $0.contains("failed:") }, "\(offline.log)")
         #expect(offline.engineWarnings.isEmpty, "\(offline.engineWarnings)")
     }
