@@ -2,12 +2,12 @@ import NIOHTTP1
 import PkgCore
 
 /// Turns an HTTP request into the custom-scheme request the resolver takes.
-enum RequestTarget {
+package enum RequestTarget {
     /// - origin form `/app/x.js?v=1` → `SCHEME://DEFAULT-HOST/app/x.js?v=1` (else the Host header's host),
     ///   made from its parts, with no URL string to split;
     /// - absolute form `http://www.example.com/app/` (a browser using a proxy) → `SCHEME://www.example.com/app/`.
     /// Returns nil for targets that name no resource (`*`, authority form, no host).
-    static func resourceRequest(for head: HTTPRequestHead, body: [UInt8], scheme: String,
+    package static func resourceRequest(for head: HTTPRequestHead, body: [UInt8], scheme: String,
                                 defaultHost: String?) -> ResourceRequest? {
         let uri = head.uri
         let method = head.method.rawValue

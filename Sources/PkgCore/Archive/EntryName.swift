@@ -3,19 +3,19 @@
 /// Accepts only relative, `/`-separated names whose every component is a
 /// plain name: no leading `/`, no `..`, `.` or empty component, no backslash,
 /// no drive letter, no control character. A trailing `/` marks a directory.
-struct EntryName: Hashable, Sendable {
+package struct EntryName: Hashable, Sendable {
     /// The relative path without a trailing `/`, e.g. "css/site.css".
-    let path: String
+    package let path: String
     /// Whether the name ended in `/`.
-    let isDirectory: Bool
+    package let isDirectory: Bool
 
     /// Longest component most Linux filesystems accept, in bytes.
-    static let maxComponentBytes = 255
+    package static let maxComponentBytes = 255
     /// Longest relative path accepted, in bytes (PATH_MAX less room for the target).
-    static let maxPathBytes = 3072
+    package static let maxPathBytes = 3072
 
     /// Validates `raw`; returns the reason it is refused when it is unsafe.
-    static func validate(_ raw: String) -> Result<EntryName, Refusal> {
+    package static func validate(_ raw: String) -> Result<EntryName, Refusal> {
         if raw.isEmpty { return .failure(.init("empty name")) }
         if raw.utf8.first == UInt8(ascii: "/") { return .failure(.init("absolute path")) }
         for scalar in raw.unicodeScalars {
@@ -48,8 +48,8 @@ struct EntryName: Hashable, Sendable {
     }
 
     /// Why a name was refused, e.g. "path leaves the bundle".
-    struct Refusal: Error, Sendable {
-        let reason: String
+    package struct Refusal: Error, Sendable {
+        package let reason: String
         init(_ reason: String) { self.reason = reason }
     }
 

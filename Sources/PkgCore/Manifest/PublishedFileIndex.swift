@@ -37,7 +37,7 @@ public struct PublishedFileIndex: Codable, Sendable, Hashable {
     /// character...), and none may repeat, differ from another only in case, or
     /// be both a file and a directory; hashes are SHA-256 hex, modes 644 or 755,
     /// and the limits on file count and total size hold. Errors name `label` and the path.
-    static func parse(_ bytes: [UInt8], label: String, limits: ExtractionLimits) throws -> PublishedFileIndex {
+    package static func parse(_ bytes: [UInt8], label: String, limits: ExtractionLimits) throws -> PublishedFileIndex {
         func refuse(_ path: String?, _ reason: String) -> PkgError {
             PkgError(.unsafeEntry, "\(label): file index: " + (path.map { "'\($0.escapedForMessage)': " } ?? "") + reason)
         }
