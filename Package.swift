@@ -83,7 +83,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PkgctlTests",
-            dependencies: ["PkgCore", "PkgServer", "CZip"]
+            dependencies: ["PkgCore", "PkgServer", "CZip", .product(name: "NIOHTTP1", package: "swift-nio")]
         ),
     ]
 )
