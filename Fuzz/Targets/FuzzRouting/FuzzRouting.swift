@@ -39,7 +39,9 @@ public func fuzzRouting(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     if let package = plan.package {
         // A route names a host, or a host and port; a request's port is ignored for a route without one.
         let host = request.host
-        let hostName = host.hasSuffix("]") ? host : host.lastIndex(of: ":").map { String(host[..<$0]) } ?? host
+        // (Bytes, as the route table looks: after the last ':' comes whatever the port is.)
+        let hostName = host.utf8.last == UInt8(ascii: "]") ? host
+            : host.utf8.lastIndex(of: UInt8(ascii: ":")).map { String(decoding: host.utf8[..<$0], as: UTF8.self) } ?? host
         switch package {
         case "demo":
             fuzzCheck(plan.version == "1.0.0", "demo at version \(plan.version ?? "nil")")
