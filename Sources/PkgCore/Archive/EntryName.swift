@@ -29,22 +29,19 @@ package struct EntryName: Hashable, Sendable {
         if bytes.count >= 2, bytes[1] == UInt8(ascii: ":"), isASCIILetter(bytes[0]) {
             return .failure(.init("drive letter in name"))
         }
-        var body = Substring(raw)
-        let isDirectory = body.hasSuffix("/")
+        // Bytes, not Characters: "/" followed by a combining mark is one Character, so a
+        // Character split would read "../\u{301}x" as one harmless component.
+        var body = Substring(raw).utf8
+        let isDirectory = body.last == UInt8(ascii: "/")
         if isDirectory { body = body.dropLast() }
-        if body.utf8.count > maxPathBytes { return .failure(.init("name too long")) }
-        for component in body.split(separator: "/", omittingEmptySubsequences: false) {
-            switch component {
-            case "": return .failure(.init("empty path component"))
-            case ".": return .failure(.init("'.' path component"))
-            case "..": return .failure(.init("path leaves the bundle"))
-            default:
-                if component.utf8.count > maxComponentBytes {
-                    return .failure(.init("path component too long"))
-                }
-            }
+        if body.count > maxPathBytes { return .failure(.init("name too long")) }
+        for component in body.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
+            if component.isEmpty { return .failure(.init("empty path component")) }
+            if component.elementsEqual(".".utf8) { return .failure(.init("'.' path component")) }
+            if component.elementsEqual("..".utf8) { return .failure(.init("path leaves the bundle")) }
+            if component.count > maxComponentBytes { return .failure(.init("path component too long")) }
         }
-        return .success(EntryName(path: String(body), isDirectory: isDirectory))
+        return .success(EntryName(path: String(Substring(body)), isDirectory: isDirectory))
     }
 
     /// Why a name was refused, e.g. "path leaves the bundle".
