@@ -57,7 +57,9 @@ public func fuzzConditionalHeaders(_ data: UnsafePointer<UInt8>?, _ size: Int) -
         fuzzCheck(answer.file == nil && answer.range.isEmpty, "304 with a body")
         if let match = request.header("If-None-Match") {
             let tags = match.split(separator: ",").map { item -> Substring in
-                let tag = item.drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" })
+                // Trimmed of what the server trims (space, tab, CR, LF; NIO refuses the last two).
+                let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" }
+                let tag = item.drop(while: blank).reversed().drop(while: blank)
                 let text = Substring(String(tag.reversed()))
                 return text.hasPrefix("W/") ? text.dropFirst(2) : text
             }
