@@ -82,7 +82,32 @@ let package = Package(
         ),
         .testTarget(
             name: "PkgctlTests",
-            dependencies: ["PkgCore", "PkgServer", "CZip"]
+            dependencies: ["PkgCore", "PkgServer", "CZip", .product(name: "NIOHTTP1", package: "swift-nio")]
         ),
     ]
 )
+
+// libFuzzer targets over the parsers of outside input (Fuzz/Targets/*; FUZZING.md).
+// Declared only for scripts/fuzz, which sets PKGCTL_FUZZ=1 and builds them with
+// -sanitize=fuzzer in .build-fuzz: a normal build never sees them.
+if Context.environment["PKGCTL_FUZZ"] == "1" {
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FuzzManifest", ["PkgCore"]),
+        ("FuzzSignedManifest", ["PkgCore"]),
+        ("FuzzFileIndex", ["PkgCore"]),
+        ("FuzzEntryName", ["PkgCore"]),
+        ("FuzzRequestPath", ["PkgCore"]),
+        ("FuzzRouting", ["PkgCore"]),
+        ("FuzzConditionalHeaders", ["PkgCore"]),
+        ("FuzzHTTPDate", ["PkgCore"]),
+        ("FuzzRequestTarget", ["PkgCore", "PkgServer", .product(name: "NIOHTTP1", package: "swift-nio")]),
+        ("FuzzResponseHeaders", ["PkgCore"]),
+    ]
+    package.targets.append(.target(name: "CFuzzerDriver", path: "Fuzz/Targets/CFuzzerDriver"))
+    package.targets.append(.target(name: "FuzzSupport", dependencies: ["PkgCore", "CFuzzerDriver"],
+                                   path: "Fuzz/Targets/FuzzSupport"))
+    for target in fuzzTargets {
+        package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies + ["FuzzSupport"],
+                                                 path: "Fuzz/Targets/\(target.name)"))
+    }
+}

@@ -2,12 +2,12 @@ import NIOHTTP1
 import PkgCore
 
 /// Turns an HTTP request into the custom-scheme request the resolver takes.
-enum RequestTarget {
+package enum RequestTarget {
     /// - origin form `/app/x.js?v=1` → `SCHEME://DEFAULT-HOST/app/x.js?v=1` (else the Host header's host),
     ///   made from its parts, with no URL string to split;
     /// - absolute form `http://www.example.com/app/` (a browser using a proxy) → `SCHEME://www.example.com/app/`.
     /// Returns nil for targets that name no resource (`*`, authority form, no host).
-    static func resourceRequest(for head: HTTPRequestHead, body: [UInt8], scheme: String,
+    package static func resourceRequest(for head: HTTPRequestHead, body: [UInt8], scheme: String,
                                 defaultHost: String?) -> ResourceRequest? {
         let uri = head.uri
         let method = head.method.rawValue
@@ -19,14 +19,19 @@ enum RequestTarget {
                 ?? ResourceRequest(url: scheme + "://" + host + uri, method: method, headers: headers, body: body)
         }
         for prefix in ["http://", "https://"] where uri.utf8.count > prefix.utf8.count && hasPrefixIgnoringCase(uri, prefix) {
-            let rest = uri.dropFirst(prefix.count)
-            guard let first = rest.first, first != "/" else { return nil }
-            return ResourceRequest(url: scheme + "://" + rest, method: method, headers: headers, body: body)
+            // Bytes, not Characters: a combining mark after "//" or after the next "/" joins no Character to them.
+            let rest = uri.utf8.dropFirst(prefix.utf8.count)
+            guard let first = rest.first, first != UInt8(ascii: "/") else { return nil }
+            return ResourceRequest(url: scheme + "://" + String(decoding: rest, as: UTF8.self), method: method,
+                                   headers: headers, body: body)
         }
         return nil
     }
 
+    /// Whether `text` starts with the bytes of the lower-case ASCII `prefix`, ignoring ASCII case.
     private static func hasPrefixIgnoringCase(_ text: String, _ prefix: String) -> Bool {
-        text.prefix(prefix.count).lowercased() == prefix
+        text.utf8.count >= prefix.utf8.count && zip(text.utf8, prefix.utf8).allSatisfy { text, prefix in
+            (text >= UInt8(ascii: "A") && text <= UInt8(ascii: "Z") ? text | 0x20 : text) == prefix
+        }
     }
 }

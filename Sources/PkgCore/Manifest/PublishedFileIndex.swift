@@ -37,7 +37,7 @@ public struct PublishedFileIndex: Codable, Sendable, Hashable {
     /// character...), and none may repeat, differ from another only in case, or
     /// be both a file and a directory; hashes are SHA-256 hex, modes 644 or 755,
     /// and the limits on file count and total size hold. Errors name `label` and the path.
-    static func parse(_ bytes: [UInt8], label: String, limits: ExtractionLimits) throws -> PublishedFileIndex {
+    package static func parse(_ bytes: [UInt8], label: String, limits: ExtractionLimits) throws -> PublishedFileIndex {
         func refuse(_ path: String?, _ reason: String) -> PkgError {
             PkgError(.unsafeEntry, "\(label): file index: " + (path.map { "'\($0.escapedForMessage)': " } ?? "") + reason)
         }
@@ -56,7 +56,7 @@ public struct PublishedFileIndex: Codable, Sendable, Hashable {
         var directories = Set<String>()
         for file in index.files {
             if case .failure(let refusal) = EntryName.validate(file.path) { throw refuse(file.path, refusal.reason) }
-            if file.path.hasSuffix("/") { throw refuse(file.path, "a directory, not a file") }
+            if file.path.utf8.last == UInt8(ascii: "/") { throw refuse(file.path, "a directory, not a file") }
             guard seen.insert(file.path).inserted else { throw refuse(file.path, "duplicate path") }
             guard folded.insert(file.path.lowercased()).inserted else {
                 throw refuse(file.path, "differs from another path only in case")
@@ -69,7 +69,7 @@ public struct PublishedFileIndex: Codable, Sendable, Hashable {
             }
             total = sum
             var parent = Substring(file.path)
-            while let slash = parent.lastIndex(of: "/") {
+            while let slash = parent.utf8.lastIndex(of: UInt8(ascii: "/")) {
                 parent = parent[..<slash]
                 directories.insert(String(parent))
             }

@@ -13,37 +13,43 @@ public enum HTTPDate {
         var parts = tm()
         gmtime_r(&time, &parts)
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(1900 + parts.tm_year) "
+        let year = 1900 + parts.tm_year  // four digits, as the form has them: year 44 is "0044"
+        let fourDigitYear = (0..<1000).contains(year) ? String(String(year + 10_000).dropFirst()) : String(year)
+        return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(fourDigitYear) "
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
     }
 
     /// Seconds since the epoch of an HTTP date in any of the three forms a recipient
     /// must accept: IMF-fixdate, the obsolete RFC 850 form (`Sunday, 06-Nov-94 08:49:37 GMT`,
     /// a two-digit year below 70 read as 20YY) and asctime (`Sun Nov  6 08:49:37 1994`);
-    /// nil for anything else.
+    /// nil for anything else. Every number is plain ASCII digits (no sign); a date past
+    /// the year 9999 (`31 Dec 9999 23:59:60`) is nil too.
     public static func parse(_ text: String) -> Int64? {
+        func number(_ digits: Substring) -> Int32? {
+            digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) ? Int32(digits) : nil
+        }
         let fields = text.split(separator: " ")
         let day: Substring, month: Substring, year: Int32, clock: Substring
         switch fields.count {
         case 6 where fields[0].count == 4 && fields[0].hasSuffix(",") && fields[5] == "GMT"
             && fields[1].count == 2 && fields[3].count == 4:
-            guard let fullYear = Int32(fields[3]) else { return nil }
+            guard let fullYear = number(fields[3]) else { return nil }
             (day, month, year, clock) = (fields[1], fields[2], fullYear, fields[4])
         case 4 where fields[0].hasSuffix(",") && fields[3] == "GMT":
             let date = fields[1].split(separator: "-", omittingEmptySubsequences: false)
-            guard date.count == 3, date[0].count == 2, date[2].count == 2, let shortYear = Int32(date[2]) else { return nil }
+            guard date.count == 3, date[0].count == 2, date[2].count == 2, let shortYear = number(date[2]) else { return nil }
             (day, month, year, clock) = (date[0], date[1], shortYear + (shortYear < 70 ? 2000 : 1900), fields[2])
         case 5 where fields[0].count == 3 && fields[4].count == 4:
-            guard let fullYear = Int32(fields[4]) else { return nil }
+            guard let fullYear = number(fields[4]) else { return nil }
             (day, month, year, clock) = (fields[2], fields[1], fullYear, fields[3])
         default:
             return nil
         }
         let time = clock.split(separator: ":")
-        guard (1...2).contains(day.count), let dayOfMonth = Int32(day),
+        guard (1...2).contains(day.count), let dayOfMonth = number(day),
               let monthIndex = months.firstIndex(where: { $0 == month }),
               time.count == 3, time.allSatisfy({ $0.count == 2 }),
-              let hour = Int32(time[0]), let minute = Int32(time[1]), let second = Int32(time[2]),
+              let hour = number(time[0]), let minute = number(time[1]), let second = number(time[2]),
               (1...31).contains(dayOfMonth), hour < 24, minute < 60, second < 61 else { return nil }
         var parts = tm()
         parts.tm_year = year - 1900
@@ -52,6 +58,10 @@ public enum HTTPDate {
         parts.tm_hour = hour
         parts.tm_min = minute
         parts.tm_sec = second
-        return Int64(timegm(&parts))
+        let seconds = Int64(timegm(&parts))
+        return seconds <= latest ? seconds : nil
     }
+
+    /// 9999-12-31 23:59:59: a leap second after it would need a fifth digit of year.
+    private static let latest: Int64 = 253_402_300_799
 }

@@ -132,11 +132,12 @@ func openBeneath(_ directoryFD: Int32, _ path: String) -> Int32 {
         openat2Unsupported.store(true, ordering: .relaxed)
     }
     var current = directoryFD
-    let components = path.split(separator: "/", omittingEmptySubsequences: true)
+    // Split at the byte "/": a Character split keeps "/" + a combining mark inside a component.
+    let components = path.utf8.split(separator: UInt8(ascii: "/")).map { String(Substring($0)) }
     for (index, component) in components.enumerated() {
         if component == ".." || component == "." { if current != directoryFD { close(current) }; errno = EACCES; return -1 }
         let last = index == components.count - 1
-        let next = openat(current, String(component), last ? flags : (O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW))
+        let next = openat(current, component, last ? flags : (O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW))
         if current != directoryFD { close(current) }
         guard next >= 0 else { return -1 }
         current = next

@@ -1,11 +1,11 @@
 /// Turning a request's raw path into a safe, decoded path inside a version directory.
-enum RequestPath {
+package enum RequestPath {
     /// Percent-decodes `raw` exactly once and refuses anything that could leave
     /// the directory it will be opened under: `.` or `..` segments (also when
     /// encoded, `%2e%2e`), an encoded `/` (`%2f`), backslashes raw or encoded,
     /// NUL and other control bytes, malformed escapes and invalid UTF-8.
     /// The result starts with `/`.
-    static func decode(_ raw: Substring) throws(PkgError) -> String {
+    package static func decode(_ raw: Substring) throws(PkgError) -> String {
         if raw.utf8.withContiguousStorageIfAvailable(isPlain) == true { return String(raw) }
         let utf8 = raw.utf8
         guard utf8.first == UInt8(ascii: "/") else { throw refusal(raw, "does not start with /") }
@@ -83,7 +83,7 @@ enum RequestPath {
     }
 
     /// Percent-encodes a decoded path for a URL: every byte but `/` and RFC 3986's unreserved ones.
-    static func encode(_ path: String) -> String {
+    package static func encode(_ path: String) -> String {
         var encoded = ""
         for byte in path.utf8 {
             switch byte {

@@ -4,15 +4,18 @@ import FoundationEssentials
 /// header callback. A status line starts a new response (a followed redirect, a
 /// `100 Continue`), so only the last response's status and headers remain; lines after
 /// a complete head (trailers) are ignored. Names keep their case.
-struct ResponseHeaders {
+package struct ResponseHeaders {
     /// The status code of the last status line; 0 before one arrived.
-    private(set) var status = 0
-    private(set) var fields: [(name: String, value: String)] = []
+    package private(set) var status = 0
+    package private(set) var fields: [(name: String, value: String)] = []
     /// Whether the blank line ending a non-1xx head has arrived (until a next status line).
-    private(set) var isComplete = false
+    package private(set) var isComplete = false
+
+    /// An empty head, before any line.
+    package init() {}
 
     /// Takes one header line as libcurl delivers it, CRLF included.
-    mutating func take(_ line: String) {
+    package mutating func take(_ line: String) {
         var text = Substring(line)
         while let last = text.utf8.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") {
             text = text.dropLast()  // "\r\n" is one Character
@@ -32,14 +35,16 @@ struct ResponseHeaders {
             isComplete = false
         } else if text.first == " " || text.first == "\t" {
             let continuation = text.trimmingSpaces  // an obsolete folded line
-            if let last = fields.indices.last, !continuation.isEmpty { fields[last].value += " " + continuation }
+            if let last = fields.indices.last, !continuation.isEmpty {
+                fields[last].value += fields[last].value.isEmpty ? String(continuation) : " " + continuation
+            }
         } else if let colon = text.firstIndex(of: ":") {
             fields.append((String(text[..<colon]), String(text[text.index(after: colon)...].trimmingSpaces)))
         }
     }
 
     /// The first value of the header `name` (case-insensitive), if present.
-    subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         fields.first { asciiCaseInsensitiveEqual($0.name, name) }?.value
     }
 
@@ -50,7 +55,7 @@ struct ResponseHeaders {
 
     /// Seconds a `Retry-After` header asks to wait (delta-seconds or an HTTP
     /// date, RFC 9110 §10.2.3); nil when absent or unreadable.
-    func retryAfter(now: Date) -> Double? {
+    package func retryAfter(now: Date) -> Double? {
         guard let value = self["retry-after"], !value.isEmpty else { return nil }
         if value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
             return Double(value) ?? .infinity  // too many digits to be a sane wait: longer than any cap
@@ -60,7 +65,7 @@ struct ResponseHeaders {
     }
 
     /// The first byte position of a `Content-Range: bytes FIRST-LAST/LENGTH` header.
-    var contentRangeStart: UInt64? {
+    package var contentRangeStart: UInt64? {
         guard let value = self["content-range"], value.lowercased().hasPrefix("bytes ") else { return nil }
         let spec = value.dropFirst("bytes ".count)
         guard let dash = spec.firstIndex(of: "-") else { return nil }

@@ -50,6 +50,21 @@ extension ArchiveTests {
         }
     }
 
+    /// Found by the entry-name fuzz target (Fuzz/regressions/entry-name): names were split
+    /// into components by Characters, and a "/" followed by a combining mark is one
+    /// Character, so `../\u{301}evil.txt` passed as one harmless component and its bytes
+    /// named a file outside the bundle.
+    @Test(arguments: [
+        ("../\u{301}evil.txt", "path leaves the bundle"), ("a/../\u{301}../\u{301}evil.txt", "path leaves the bundle"),
+        ("a//\u{301}b.txt", "empty path component"), ("./\u{301}a.txt", "'.' path component"),
+    ])
+    func refusesDotComponentsBeforeACombiningMark(name: String, reason: String) throws {
+        #expect(throws: EntryName.Refusal.self) { try EntryName.validate(name).get() }
+        try expectRefusal(code: .unsafeEntry, entry: nil, reason: reason) { path in
+            try ZipWriter([.init("ok.txt", "fine"), .init(name, "evil")]).write(to: path)
+        }
+    }
+
     @Test func refusesUnsafeNamesWrittenByLibzip() throws {
         try expectRefusal(code: .unsafeEntry, entry: "../../evil.txt", reason: "path leaves the bundle") { path in
             try ZipFixture.write([.file("ok.txt", "fine"), .file("../../evil.txt", "evil")], to: path)

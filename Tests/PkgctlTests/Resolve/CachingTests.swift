@@ -33,6 +33,23 @@ import Testing
         }
     }
 
+    /// Found by the http-date fuzz target (Fuzz/regressions/http-date): a year below 1000
+    /// was written with fewer than four digits, which no parser (this one included) reads
+    /// back, signed numbers were read as if they were digits, and a leap second at the end
+    /// of 9999 was read as a date of year 10000.
+    @Test func httpDatesKeepFourDigitYearsAndRefuseSignedNumbers() throws {
+        let early = try #require(HTTPDate.parse("Mon, 29 Feb 0044 23:59:60 GMT"))
+        #expect(HTTPDate.format(early) == "Tue, 01 Mar 0044 00:00:00 GMT")
+        #expect(HTTPDate.parse(HTTPDate.format(early)) == early)
+        #expect(HTTPDate.format(-62_167_219_200) == "Sat, 01 Jan 0000 00:00:00 GMT")
+        #expect(HTTPDate.parse("Fri, 31 Dec 9999 23:59:59 GMT") == 253_402_300_799)
+        #expect(HTTPDate.parse("Fri, 31 Dec 9999 23:59:60 GMT") == nil)
+        for signed in ["Sun, 06 Nov -994 08:49:37 GMT", "Sun, 06 Nov +994 08:49:37 GMT", "Sun, +6 Nov 1994 08:49:37 GMT",
+                       "Sun, 06 Nov 1994 +8:49:37 GMT", "Sunday, 06-Nov-+4 08:49:37 GMT", "Sun Nov -6 08:49:37 1994"] {
+            #expect(HTTPDate.parse(signed) == nil, "\(signed)")
+        }
+    }
+
     @Test(arguments: [
         ("js/app.3f2a9c1b.js", true), ("css/main-5d41402abc4b2a76.css", true),
         ("js/app.js", false), ("img/logo.png", false), ("js/build-20240101.js", false),

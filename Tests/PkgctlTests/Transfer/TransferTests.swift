@@ -319,6 +319,18 @@ import Testing
         #expect(parsed("soon") == nil)
     }
 
+    /// Found by the response-headers fuzz target (Fuzz/regressions/response-headers): an
+    /// obsolete folded line continuing an empty value gave it a leading space, so an
+    /// `ETag:` folded onto its next line no longer matched the tag.
+    @Test func aFoldedLineContinuingAnEmptyValueAddsNoLeadingSpace() {
+        var headers = ResponseHeaders()
+        for line in ["HTTP/1.1 200 OK\r\n", "ETag:\r\n", "  \"abc\"\r\n", "X-Long: one\r\n", "\ttwo\r\n", "\r\n"] {
+            headers.take(line)
+        }
+        #expect(headers["etag"] == "\"abc\"")
+        #expect(headers["x-long"] == "one two")
+    }
+
     @Test func always500FailsAfterMaxAttempts() async throws {
         let origin = try NginxOrigin(root: root.path, accessLog: true)
         let url = origin.baseURL + "/always-500/demo-1.0.0.zip"

@@ -1,0 +1,2 @@
+// LLVMFuzzerRunDriver comes from libclang_rt.fuzzer, linked by -sanitize=fuzzer.
+#include "CFuzzerDriver.h"

@@ -1,0 +1,54 @@
+import FuzzSupport
+import FoundationEssentials
+import PkgCore
+
+/// Manifest bytes as an origin serves them (schema v1 or v2, unsigned), through
+/// `Manifest.parse` and `TrustPolicy().open` (which also takes a signed envelope
+/// without checking it). An accepted manifest is valid, has unique package names
+/// whose name and version are safe directory names, and encodes to JSON that parses
+/// to an equal manifest; open and parse agree on a plain manifest.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzManifest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+    let bytes = FuzzInput(data, size).bytes
+    let parsed = try? Manifest.parse(bytes, source: "fuzz")
+    let opened = try? TrustPolicy().open(bytes, source: "fuzz", now: Date(timeIntervalSince1970: 1_790_000_000))
+    if let opened, !opened.isSigned {
+        fuzzCheck(parsed == opened.manifest, "open and parse disagree on an unsigned manifest")
+    }
+    for manifest in [parsed, opened?.manifest].compactMap({ $0 }) { check(manifest) }
+    return 0
+}
+
+private func check(_ manifest: Manifest) {
+    fuzzCheck(Manifest.supportedSchemaVersions.contains(manifest.schemaVersion), "accepted schemaVersion \(manifest.schemaVersion)")
+    var names = Set<String>()
+    for entry in manifest.packages {
+        fuzzCheck(names.insert(entry.name).inserted, "accepted package \(entry.name.debugDescription) twice")
+        for text in [entry.name, entry.version] + entry.revoked {
+            fuzzCheck(!text.isEmpty && text != "." && text != ".." && !text.contains("/") && !text.hasPrefix("."),
+                      "accepted \(text.debugDescription) as a directory name")
+        }
+        fuzzCheck(entry.sha256.utf8.count == 64, "accepted sha256 \(entry.sha256.debugDescription)")
+        if let fallback = entry.spaFallback, case .failure = EntryName.validate(fallback) {
+            fuzzCheck(false, "accepted spaFallback \(fallback.debugDescription)")
+        }
+        if let rollout = entry.rollout { fuzzCheck((0...100).contains(rollout.percent), "accepted percent \(rollout.percent)") }
+    }
+    do {
+        let encoded = try manifest.encoded()
+        do {
+            let again = try Manifest.parse(Array(encoded), source: "fuzz re-encoded")
+            fuzzCheck(again == manifest, "the manifest re-encoded parses to another manifest:\n"
+                      + String(decoding: encoded, as: UTF8.self))
+        } catch {
+            fuzzCheck(false, "the manifest re-encoded is refused: \(error)\n" + String(decoding: encoded, as: UTF8.self))
+        }
+    } catch {
+        fuzzCheck(false, "an accepted manifest does not encode: \(error)")
+    }
+}
+
+@main
+enum FuzzManifestMain {
+    static func main() { runFuzzer(fuzzManifest) }
+}
