@@ -1,6 +1,5 @@
 import CoreMetrics
 import PkgCore
-import Synchronization
 
 /// A ``PreviewServer``'s per-request metrics, through swift-metrics, labelled as the
 /// access log line is:
@@ -33,7 +32,7 @@ final class ServerMetrics: Sendable {
         }
     }
 
-    private let series = Mutex<[Key: Series]>([:])
+    private let series = PosixMutex<[Key: Series]>([:])
 
     /// Counts one answered request; `source` and `status` as in the access log.
     func record(_ resourceClass: ResourceClass, source: String, status: Int, bytes: Int, nanoseconds: Int64) {
