@@ -4,5 +4,7 @@ import Glibc
 /// ThreadSanitizer or AddressSanitizer (`scripts/test --sanitize`): the sanitizer's
 /// runtime is linked into the test binary and exports its entry point.
 enum Sanitizer {
-    static let isActive = ["__tsan_init", "__asan_init"].contains { dlsym(UnsafeMutableRawPointer(bitPattern: 0), $0) != nil }
+    static let isActive = ["__tsan_init", "__asan_init"].contains { (symbol: String) in
+        dlsym(UnsafeMutableRawPointer(bitPattern: 0), symbol) != nil
+    }
 }
