@@ -5,7 +5,6 @@ import NIOExtras
 import NIOHTTP1
 import NIOPosix
 import PkgCore
-import Synchronization
 
 /// A local HTTP/1.1 server over a ``Resolver``, for previewing packages in a
 /// real browser: each request becomes a resolver request (local files go out
@@ -28,7 +27,7 @@ public final class PreviewServer: Sendable {
     private let metrics: ServerMetrics?
     private let group: MultiThreadedEventLoopGroup
     /// Dropped before the event loops stop: its deinit touches them.
-    private let quiescing: Mutex<ServerQuiescingHelper?>
+    private let quiescing: PosixMutex<ServerQuiescingHelper?>
     private let stopped = DispatchSemaphore(value: 0)
 
     /// A server over `resolver`; `accessLog` gets one info line per request (nil: none).
@@ -39,7 +38,7 @@ public final class PreviewServer: Sendable {
         self.accessLog = accessLog
         metrics = configuration.recordsMetrics ? ServerMetrics() : nil
         group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads))
-        quiescing = Mutex(ServerQuiescingHelper(group: group))
+        quiescing = PosixMutex(ServerQuiescingHelper(group: group))
     }
 
     /// Binds and starts accepting connections; returns the bound address.

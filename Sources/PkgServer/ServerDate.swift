@@ -1,11 +1,10 @@
 import PkgCore
-import Synchronization
 import Glibc
 
 /// The `Date` header every response carries (RFC 9110 §6.6.1), formatted at
 /// most once a second and shared by the event loops.
 enum ServerDate {
-    private static let cache = Mutex<(second: Int64, text: String)>((0, ""))
+    private static let cache = PosixMutex<(second: Int64, text: String)>((0, ""))
 
     /// Now, as an HTTP date.
     static var now: String {

@@ -1,6 +1,5 @@
 import CoreMetrics
 import PkgCore
-import Synchronization
 
 /// A ``PreviewServer``'s per-request metrics, through swift-metrics, labelled as the
 /// access log line is:
@@ -35,7 +34,7 @@ final class ServerMetrics: Sendable {
         }
     }
 
-    private let series = Mutex<[Key: Series]>([:])
+    private let series = PosixMutex<[Key: Series]>([:])
     private let localReadFailures = Counter(label: "pkgctl_local_read_failures_total")
 
     /// Counts an answer cut by a local read failure.

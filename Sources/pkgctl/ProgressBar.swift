@@ -1,12 +1,11 @@
 import FoundationEssentials
 import Glibc
 import PkgCore
-import Synchronization
 
 /// A one-line download bar on stderr, redrawn in place; only used on a terminal.
 final class ProgressBar: Sendable {
     /// When the bar was last drawn; held while drawing, so lines never interleave.
-    private let lastDraw = Mutex(Date.distantPast)
+    private let lastDraw = PosixMutex(Date.distantPast)
 
     func handle(_ event: UpdateEvent) {
         lastDraw.withLock { lastDraw in handle(event, lastDraw: &lastDraw) }

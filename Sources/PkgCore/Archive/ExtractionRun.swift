@@ -16,8 +16,8 @@ final class ExtractionRun: Sendable {
 
     private let nextFile = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
-    private let error = Mutex<PkgError?>(nil)
-    private let entries = Mutex<[String: FileIndex.Entry]>([:])
+    private let error = PosixMutex<PkgError?>(nil)
+    private let entries = PosixMutex<[String: FileIndex.Entry]>([:])
 
     init(extractor: BundleExtractor, files: [BundleContents.File], rootFD: Int32, directory: String) {
         self.extractor = extractor

@@ -23,7 +23,7 @@ final class Overlay: Sendable {
     let root: String
     let directoryDescriptor: Int32
     private let temporaryCounter = Atomic<Int>(0)
-    private let absent = Mutex(Absences())
+    private let absent = PosixMutex(Absences())
 
     /// How long a key found absent is believed absent without looking again.
     static let absenceMilliseconds: Int64 = 500

@@ -1,4 +1,3 @@
-import Synchronization
 import Glibc
 
 /// An active package version as the resolver serves it: an open descriptor of
@@ -37,7 +36,7 @@ final class PackageMount: @unchecked Sendable {
 
     /// Small files kept in memory and paths known to be absent. An installed
     /// version never changes, so both stay true while this mount is current.
-    private let memory = Mutex(FileMemory())
+    private let memory = PosixMutex(FileMemory())
 
     private struct FileMemory {
         var files: [String: LocalFile] = [:]

@@ -36,7 +36,7 @@ public final class Resolver: Sendable {
     /// Origins, TLS trust and write-through settings.
     public let configuration: ResolverConfiguration
     private let tasks: TaskTable
-    private let table: Mutex<RouteTable>
+    private let table: PosixMutex<RouteTable>
     private let lastRescan = Atomic<Int64>(0)
     /// After a failed reload of the routes, none is tried before this time (coarse monotonic ns).
     private let routeReloadAllowedAt = Atomic<Int64>(0)
@@ -58,7 +58,7 @@ public final class Resolver: Sendable {
         self.metrics = metrics
         tasks = TaskTable(metrics: metrics)
         overlay = try Overlay(root: store.layout.overlay)
-        table = Mutex(try RouteTable.load(from: store))
+        table = PosixMutex(try RouteTable.load(from: store))
         upstream = UpstreamFetchCoalescer(overlay: overlay, caFile: configuration.caFile,
                                    connectTimeoutMilliseconds: configuration.connectTimeoutMilliseconds,
                                    stalledReaderSeconds: configuration.stalledReaderSeconds, metrics: metrics)

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import Synchronization
 
 /// The started tasks, and the one gate every delivery passes through.
 ///
@@ -15,7 +14,7 @@ import Synchronization
 /// last callback has run on the executor, so a `stop` that comes between the
 /// source finishing and that callback still silences it.
 final class TaskTable: Sendable {
-    private let entries = Mutex<[ObjectIdentifier: TaskEntry]>([:])
+    private let entries = PosixMutex<[ObjectIdentifier: TaskEntry]>([:])
     private let metrics: ResolverMetrics
 
     init(metrics: ResolverMetrics) {

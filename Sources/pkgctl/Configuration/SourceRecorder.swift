@@ -1,5 +1,5 @@
 import Configuration
-import Synchronization
+import PkgCore
 
 /// Remembers, for each key read, which layer answered it and which layer's value
 /// was unusable: swift-configuration reports every read here (as an access reporter).
@@ -18,7 +18,7 @@ final class SourceRecorder: AccessReporter, Sendable {
         }
     }
 
-    private let findings = Mutex<[String: Finding]>([:])
+    private let findings = PosixMutex<[String: Finding]>([:])
 
     func report(_ event: AccessEvent) {
         let key = event.metadata.key.components.joined(separator: ".")

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PkgCore
 
 /// Runs the example app `Examples/HybridApp` (a real WebKitGTK window) as its
 /// user would. `scripts/test` builds it and names it in `HYBRID_APP`, and runs
@@ -34,7 +34,7 @@ final class HybridAppProcess: @unchecked Sendable {
     }
 
     let process = Process()
-    private let output = Mutex<(stdout: Data, stderr: Data)>((Data(), Data()))
+    private let output = PosixMutex<(stdout: Data, stderr: Data)>((Data(), Data()))
     private let readers = DispatchGroup()
 
     init(_ arguments: [String]) throws {

@@ -8,7 +8,7 @@ import Testing
 /// An executor that only queues: the test runs the closures when it chooses, on
 /// its own thread, as a host's main loop would.
 final class QueuedExecutor: CallbackExecutor, @unchecked Sendable {
-    private let queued = Mutex<[@Sendable () -> Void]>([])
+    private let queued = PosixMutex<[@Sendable () -> Void]>([])
 
     func execute(_ body: @escaping @Sendable () -> Void) { queued.withLock { $0.append(body) } }
 

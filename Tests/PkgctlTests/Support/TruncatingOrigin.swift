@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import PkgCore
 
 /// A tiny HTTP/1.x origin on a loopback socket that cuts every response short: a request
 /// for `/NAME` gets `200` with the full `Content-Length` of `ROOT/NAME` but only the first
@@ -22,7 +22,7 @@ final class TruncatingOrigin: Sendable {
     private let root: String
     private let cutting: Int
     private let listener: Int32
-    private let state = Mutex(State())
+    private let state = PosixMutex(State())
     private let finished = DispatchSemaphore(value: 0)
 
     private struct State {

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import PkgCore
@@ -424,7 +423,7 @@ import Testing
 
 /// Collects progress calls from any thread.
 final class Recorder: Sendable {
-    private let storage = Mutex<[(received: UInt64, total: UInt64)]>([])
+    private let storage = PosixMutex<[(received: UInt64, total: UInt64)]>([])
     func record(_ received: UInt64, _ total: UInt64) { storage.withLock { $0.append((received, total)) } }
     var calls: [(received: UInt64, total: UInt64)] { storage.withLock { $0 } }
 }

@@ -17,7 +17,7 @@ final class CurlMultiLoop: @unchecked Sendable {
 
     private let multi: UnsafeMutableRawPointer
     /// Commands for the loop thread; `closed` once the thread has taken its last ones.
-    private let commands = Mutex<(list: [Command], closed: Bool)>(([], false))
+    private let commands = PosixMutex<(list: [Command], closed: Bool)>(([], false))
     private let stopping = Atomic<Bool>(false)
     private let exited = DispatchSemaphore(value: 0)
     private let started = Atomic<Bool>(false)
