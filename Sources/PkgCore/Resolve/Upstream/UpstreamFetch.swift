@@ -169,17 +169,7 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
     }
 
     func transferCompleted(error: PkgError?, bodyBytes: Int64) {
-        lock.lock()
-        ended = true
-        let writer = self.writer
-        self.writer = nil
-        let targets = subscribers
-        subscribers.removeAll()
-        let expected = expectedLength
-        transfer = nil
-        lock.unlock()
-        owner.forget(self)
-        owner.metrics.fetchEnded(plan.resourceClass, startedAt: started)
+        let (writer, targets, expected) = end()
         if let error {
             abandon(writer)
             for entry in targets { entry.fail(error) }
@@ -205,20 +195,26 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
     }
 
     func transferCancelled() {
+        let (writer, targets, _) = end()
+        abandon(writer)
+        let error = PkgError(.transferFailed, "\(plan.url): cancelled")
+        for entry in targets { entry.fail(error) }
+        owner.fetchEnded()
+    }
+
+    /// Marks the transfer over, takes what the fetch still holds (the write-through, the
+    /// readers, the announced length) and lets the coalescer forget it.
+    private func end() -> (writer: OverlayWriter?, readers: [TaskEntry], expectedLength: Int64?) {
         lock.lock()
         ended = true
-        let writer = self.writer
-        self.writer = nil
-        let targets = subscribers
+        let held = (writer, subscribers, expectedLength)
+        writer = nil
         subscribers.removeAll()
         transfer = nil
         lock.unlock()
         owner.forget(self)
         owner.metrics.fetchEnded(plan.resourceClass, startedAt: started)
-        abandon(writer)
-        let error = PkgError(.transferFailed, "\(plan.url): cancelled")
-        for entry in targets { entry.fail(error) }
-        owner.fetchEnded()
+        return held
     }
 
     /// Drops a write-through that will not be published.
