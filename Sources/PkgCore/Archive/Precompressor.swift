@@ -34,7 +34,7 @@ public enum Precompressor {
                 }
                 let name = file.name + coding.fileSuffix
                 let target = staging + "/" + name
-                if let slash = target.lastIndex(of: "/") { try FileSystem.makeDirectories(String(target[..<slash])) }
+                try FileSystem.makeDirectories(PathName.parent(target))
                 try FileSystem.writeAtomically(encoded, to: target)
                 written.append(BundleFile(name: name, path: target))
             }

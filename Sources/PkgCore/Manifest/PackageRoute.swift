@@ -4,23 +4,25 @@
 /// ```swift
 /// let route = PackageRoute("WWW.example.com/app/")  // host "www.example.com", prefix "/app"
 /// ```
-public struct PackageRoute: Sendable, Hashable {
+package struct PackageRoute: Sendable, Hashable {
     /// The host, lower case, with its port when the route gives one (`www.example.com`, `localhost:8080`).
-    public let host: String
+    package let host: String
     /// The path prefix, `""` or starting with `/` and without a trailing slash (`/app`).
-    public let prefix: String
+    package let prefix: String
 
     /// Parses `text` (`HOST` or `HOST/PATH`); nil when it is empty, starts with `/` or has a scheme.
-    public init?(_ text: String) {
-        guard !text.isEmpty, !text.hasPrefix("/"), !text.contains("://") else { return nil }
-        var host = Substring(text)
-        var prefix = Substring("")
-        if let slash = text.firstIndex(of: "/") {
-            host = text[..<slash]
-            prefix = text[slash...]
+    package init?(_ text: String) {
+        // Split at the byte '/', as paths are: a '/' before a combining mark still separates.
+        let slash = UInt8(ascii: "/")
+        guard let first = text.utf8.first, first != slash, !text.contains("://") else { return nil }
+        var host = Substring(text).utf8
+        var prefix = Substring("").utf8
+        if let separator = text.utf8.firstIndex(of: slash) {
+            host = Substring(text).utf8[..<separator]
+            prefix = Substring(text).utf8[separator...]
         }
-        while prefix.hasSuffix("/") { prefix = prefix.dropLast() }
-        self.host = host.lowercased()
-        self.prefix = String(prefix)
+        while prefix.last == slash { prefix = prefix.dropLast() }
+        self.host = Substring(host).lowercased()
+        self.prefix = String(Substring(prefix))
     }
 }

@@ -58,7 +58,7 @@ final class Overlay: Sendable {
             return String(concatenating: StoreLayout.overlayDirectoryName(mount.name, mount.version)[...], "/", host[...],
                           match.route.prefix[...], "/", match.relativePath[...])
         }
-        return path.hasSuffix("/") ? String(concatenating: host[...], path[...], "index.html")
+        return path.utf8.last == UInt8(ascii: "/") ? String(concatenating: host[...], path[...], "index.html")
             : String(concatenating: host[...], path[...])
     }
 
