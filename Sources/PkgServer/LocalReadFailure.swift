@@ -7,11 +7,16 @@ import NIOCore
 struct LocalReadFailure: Error {
     /// The file being read.
     let path: String
-    /// The `errno` of the failed read; nil when the file simply ended early.
+    /// The `errno` of the failed read; nil when the file simply ended early or the write
+    /// failed otherwise (``otherError``).
     let errno: Int32?
+    /// A failed write's error that is neither an errno nor the client's going (kept as text).
+    let otherError: String?
 
-    /// `read PATH: Input/output error (errno 5)`, or `read PATH: ended early`.
+    /// `read PATH: Input/output error (errno 5)`, `read PATH: ended early`, or
+    /// `send PATH: ERROR` for another failure of the write.
     var description: String {
+        if let otherError { return "send \(path): \(otherError)" }
         guard let errno else { return "read \(path): ended early" }
         return "read \(path): \(String(cString: strerror(errno))) (errno \(errno))"
     }
@@ -30,12 +35,13 @@ struct LocalReadFailure: Error {
             default: break
             }
         }
-        self.init(path: path, errno: nil)
+        self.init(path: path, errno: nil, otherError: String(describing: error))
     }
 
-    init(path: String, errno: Int32?) {
+    init(path: String, errno: Int32?, otherError: String? = nil) {
         self.path = path
         self.errno = errno
+        self.otherError = otherError
     }
 
     /// What a write fails with when the peer is gone.

@@ -51,7 +51,8 @@ struct BrowserTests {
             #expect(late.status == 502, "\(late.status) \(late.headers)")
             #expect(!String(decoding: late.body, as: UTF8.self).contains("only on the origin"))
         }
-        #expect(offline.contains { $0.contains("GET /app/extra.html 200 ") && !$0.contains(" origin ") }, "\(offline)")
+        #expect(offline.contains { $0.contains("GET /app/extra.html 200 ") && $0.contains(" html overlay ") }, "\(offline)")
+        #expect(offline.contains { $0.contains("GET /app/js/extra.js 200 ") && $0.contains(" script overlay ") }, "\(offline)")
         #expect(offline.contains { $0.contains("GET /app/late.html 502 ") }, "\(offline)")
         for log in [online, offline] {
             for resourceClass in ["html", "script", "style", "image"] {

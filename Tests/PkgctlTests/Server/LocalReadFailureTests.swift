@@ -23,4 +23,10 @@ import Testing
         #expect(failure.description == "read /store/packages/demo/1.0.0/big.bin: Input/output error (errno \(EIO))")
         #expect(LocalReadFailure(path: "/p/a.js", errno: nil).description == "read /p/a.js: ended early")
     }
+
+    @Test func anotherFailureOfTheWriteKeepsItsOwnText() throws {
+        let failure = try #require(LocalReadFailure(writing: "/p/a.js", failedWith: EventLoopError.shutdown))
+        #expect(failure.errno == nil)
+        #expect(failure.description == "send /p/a.js: \(EventLoopError.shutdown)")
+    }
 }
