@@ -49,8 +49,14 @@ func reportingErrors<T>(json: Bool = false, _ body: () throws -> T) throws -> T 
         if json { try Output.printJSON(JSONFailure(error: error.commandLineMessage, errorCode: error.code.description)) }
         throw ExitCode(error.code == .locked ? ExitStatus.lockBusy : ExitStatus.failure)
     } catch let error as ConfigError {
-        Output.printError(error.message)
-        if json { try Output.printJSON(JSONFailure(error: error.message, errorCode: JSONFailure.configurationCode)) }
-        throw ExitCode(error.status)
+        throw try reportedExit(error, json: json)
     }
+}
+
+/// Prints `error`'s one line (and, with `json`, the failure as JSON on stdout) and
+/// returns the exit that ends the command.
+func reportedExit(_ error: ConfigError, json: Bool) throws -> ExitCode {
+    Output.printError(error.message)
+    if json { try Output.printJSON(JSONFailure(error: error.message, errorCode: JSONFailure.configurationCode)) }
+    return ExitCode(error.status)
 }

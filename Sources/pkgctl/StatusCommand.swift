@@ -24,7 +24,7 @@ struct StatusCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let store = try await self.store.packageStore()
+        let store = try await self.store.packageStore(json: json)
         let listing = try reportingErrors(json: json) {
             return Listing(packages: try store.activePackages().map {
                 .init(name: $0.name, version: $0.version, path: $0.directory, retained: $0.retainedVersions,

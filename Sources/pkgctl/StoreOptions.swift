@@ -17,25 +17,27 @@ struct StoreOptions: ParsableArguments {
     var config: String?
 
     /// The settings' layers with this command's `flags` on top (and `--root`).
-    /// A config file that cannot be used ends the command with its one-line error.
-    func layers(flags: FlagSettings = FlagSettings()) async throws -> ConfigLayers {
+    /// A config file that cannot be used ends the command with its one-line error
+    /// (and, with `json`, the same failure as JSON on stdout).
+    func layers(flags: FlagSettings = FlagSettings(), json: Bool = false) async throws -> ConfigLayers {
         var flags = flags
         flags.set("root", root)
         do {
             return try await ConfigLayers(flags: flags.values, configFile: config)
         } catch let error as ConfigError {
-            Output.printError(error.message)
-            throw ExitCode(error.status)
+            throw try reportedExit(error, json: json)
         }
     }
 
-    /// The store `layers` name.
+    /// The store `layers` name; a root setting that cannot be used throws its `ConfigError`.
     func packageStore(_ layers: ConfigLayers) throws -> PackageStore {
-        PackageStore(root: try reportingErrors { try layers.string("root") } ?? StoreLayout.defaultRoot())
+        PackageStore(root: try layers.string("root") ?? StoreLayout.defaultRoot())
     }
 
-    /// The store the flags, environment and config file name.
-    func packageStore() async throws -> PackageStore {
-        try packageStore(await layers())
+    /// The store the flags, environment and config file name; a bad setting ends the
+    /// command with its one-line error (and, with `json`, as JSON on stdout).
+    func packageStore(json: Bool = false) async throws -> PackageStore {
+        let layers = try await layers(json: json)
+        return try reportingErrors(json: json) { try packageStore(layers) }
     }
 }

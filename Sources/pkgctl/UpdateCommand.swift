@@ -97,7 +97,7 @@ struct UpdateCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let layers = try await store.layers(flags: flags)
+        let layers = try await store.layers(flags: flags, json: json)
         let (packageStore, settings, keys) = try reportingErrors(json: json) {
             let settings = try UpdateSettings(layers)
             return (try store.packageStore(layers), settings, try settings.trustedKeys.map(TrustedKey.init(file:)))

@@ -107,6 +107,18 @@ import Testing
         #expect(report.packages.map(\.action) == [.failed])
         #expect(report.packages.first?.errorCode == "checksumMismatch")
         #expect(report.packages.first?.error?.contains("demo 1.0.0") == true)
+
+        // A bad config file fails update and status as a whole, before any store is opened.
+        let config = temp.path + "/bad.json"
+        try Data("{\"update\": ".utf8).write(to: URL(fileURLWithPath: config))  // not JSON
+        for command in [["update", "--manifest", manifestURL], ["status"]] {
+            let run = try PkgctlProcess.run(command + ["--root", root, "--config", config, "--json"])
+            #expect(run.status == 78, "\(command): \(run.stderr)")
+            let failure = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: String],
+                                       "\(command): stdout \(run.stdout)")
+            #expect(failure["errorCode"] == "invalidConfiguration")
+            #expect(failure["error"].map { run.stderr == "pkgctl: \($0)\n" } == true, "\(run.stderr)")
+        }
     }
 
     @Test func packIsDeterministicAndUpdatesTheManifest() throws {
