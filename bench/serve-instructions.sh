@@ -13,7 +13,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 requests=${1:-2000}
 command -v nginx >/dev/null || scripts/setup --test
-command -v strace >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq strace >/dev/null; }
+if ! command -v strace >/dev/null || ! command -v callgrind_annotate >/dev/null; then
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq && $sudo apt-get install -y -qq strace valgrind >/dev/null
+fi
 build=(swift build -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
   --product pkgctl --scratch-path .build-release)   # the same build as scripts/package
 "${build[@]}" >/dev/null
@@ -70,11 +73,17 @@ syscalls() {
 }
 
 printf '%-10s %14s %12s %10s %14s %10s %10s\n' case "pkgctl instr" "(handler)" syscalls "nginx instr" syscalls "ratio"
+# Each measurement runs in this shell (its output to a file, not through a subshell), so
+# a failure stops the run with the server it started known to the cleanup trap.
 for case in page.html app.js missing; do
-  read -r ptotal prespond < <(instructions "http://127.0.0.1:$pport/app/$case" "${pkgctl_serve[@]}")
-  read -r ntotal _ < <(instructions "http://127.0.0.1:$nport/app/$case" "${nginx_serve[@]}")
-  psys=$(syscalls "http://127.0.0.1:$pport/app/$case" "${pkgctl_serve[@]}")
-  nsys=$(syscalls "http://127.0.0.1:$nport/app/$case" "${nginx_serve[@]}")
+  instructions "http://127.0.0.1:$pport/app/$case" "${pkgctl_serve[@]}" > "$work/result"
+  read -r ptotal prespond < "$work/result"
+  instructions "http://127.0.0.1:$nport/app/$case" "${nginx_serve[@]}" > "$work/result"
+  read -r ntotal _ < "$work/result"
+  syscalls "http://127.0.0.1:$pport/app/$case" "${pkgctl_serve[@]}" > "$work/result"
+  read -r psys < "$work/result"
+  syscalls "http://127.0.0.1:$nport/app/$case" "${nginx_serve[@]}" > "$work/result"
+  read -r nsys < "$work/result"
   printf '%-10s %14s %12s %10s %14s %10s %9.2fx\n' "$case" "$ptotal" "$prespond" "$psys" "$ntotal" "$nsys" \
     "$(awk -v a="$ptotal" -v b="$ntotal" 'BEGIN { print a / b }')"
 done

@@ -1,9 +1,7 @@
 import FuzzSupport
 import FoundationEssentials
 import PkgCore
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Signed manifests (DSSE envelopes) through `TrustPolicy.open` with one trusted key,
 /// whose signed seeds (Fuzz/corpus/signed-manifest) the fuzzer mutates. An accepted

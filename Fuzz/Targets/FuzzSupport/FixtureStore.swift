@@ -1,7 +1,5 @@
 import PkgCore
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A store under /tmp laid out as `install` + `activate` leave it, made once per
 /// fuzzing process and removed at exit: package `demo` 1.0.0 routed at

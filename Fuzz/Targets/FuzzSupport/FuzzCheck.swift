@@ -1,6 +1,4 @@
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// A property a fuzz target checks on every input: a failure is printed on stderr and
 /// aborts, which libFuzzer reports as a crash and saves the input for.

@@ -1,7 +1,5 @@
 import CFuzzerDriver
-#if canImport(Glibc)
 import Glibc
-#endif
 
 /// Runs libFuzzer with the process's arguments over `target` (a target's
 /// `LLVMFuzzerTestOneInput`) and exits with its status. Each target's `@main` calls it.
