@@ -6,19 +6,11 @@ extension String {
         for part in parts { count += part.utf8.count }
         self.init(unsafeUninitializedCapacity: count) { buffer in
             var offset = 0
-            for part in parts {
-                let copied = part.utf8.withContiguousStorageIfAvailable { bytes in
+            for var part in parts {
+                part.withUTF8 { bytes in
                     UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[offset...]))
                         .copyMemory(from: UnsafeRawBufferPointer(bytes))
-                    return bytes.count
-                }
-                if let copied {
-                    offset += copied
-                } else {
-                    for byte in part.utf8 {
-                        buffer[offset] = byte
-                        offset += 1
-                    }
+                    offset += bytes.count
                 }
             }
             return offset
