@@ -18,7 +18,8 @@ final class HybridAppProcess: @unchecked Sendable {
         var log: [String]
 
         /// The `exit` line's numbers: `started`, `stopped`, `late`, `live`, and
-        /// `fds`/`pipes`/`sockets`/`rss-kb` as start and end.
+        /// `fds`/`pipes`/`sockets`/`rss-kb` as start and end, `peak-rss-kb`, and
+        /// `peak-held-kb` (body bytes the app queued for a full pipe) with `window-kb`.
         var exitLine: String { log.last { $0.hasPrefix("hybrid-app: exit ") } ?? "" }
         func count(_ name: String) -> Int? {
             exitLine.split(separator: " ").first { $0.hasPrefix(name + "=") }

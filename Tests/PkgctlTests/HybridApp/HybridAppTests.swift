@@ -144,8 +144,16 @@ struct HybridAppTests {
         let run = try HybridAppProcess.run(arguments("app://www.example.com/app/flow.html", origin: origin), seconds: 240)
         #expect(run.status == 0, "\(run.log.suffix(20))")
         #expect(run.stdout.contains("bytes:\(size) sha256:\(digest)"), "\(run.stdout.suffix(300))")
+        // What the app holds of the body itself (queued for a full pipe) never passes the
+        // resolver's window: the origin transfer waited for the page instead.
+        let held = try #require(run.count("peak-held-kb"))
+        let window = try #require(run.count("window-kb"))
+        #expect(held > 0 && held <= window, "\(run.exitLine)")
+        // The process as a whole stays far from holding the body. WebKit's own buffers in this
+        // process come and go with how the engine's processes are scheduled (18 to 113 MB
+        // seen, also with a page reading far slower), so the bound is the body, not a tight one.
         let memory = try #require(run.range("rss-kb"))
         let peak = try #require(run.count("peak-rss-kb"))
-        #expect(peak <= memory.start + 96 * 1024, "the app buffered the body: \(run.exitLine)")
+        #expect(peak < memory.start + size / 1024, "the app buffered the body: \(run.exitLine)")
     }
 }

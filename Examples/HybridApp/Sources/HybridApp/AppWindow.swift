@@ -168,7 +168,7 @@ final class AppWindow: @unchecked Sendable {
         Log.line("exit \(code): tasks started=\(counts.started) finished=\(counts.finished) failed=\(counts.failed) "
                  + "stopped=\(counts.stopped) late=\(handler.lateCallbacks) live=\(handler.liveTasks) "
                  + "fds=\(start.descriptors)->\(end.descriptors) pipes=\(start.pipes)->\(end.pipes) sockets=\(start.sockets)->\(end.sockets) rss-kb=\(start.residentKiB)->\(end.residentKiB) "
-                 + "peak-rss-kb=\(end.peakResidentKiB)")
+                 + "peak-rss-kb=\(end.peakResidentKiB) peak-held-kb=\(handler.heldBodyBytes.peak / 1024) window-kb=\(SchemeHandler.window / 1024)")
         Glibc.exit(code)
     }
 

@@ -18,6 +18,7 @@ final class PipeBodyWriter: @unchecked Sendable {
     /// `F_SETPIPE_SZ` (Linux), which Swift's Glibc module does not show.
     private static let setPipeSize: Int32 = 1031
 
+    private let held: HeldBodyBytes
     private var descriptor: Int32
     private var pending: [UInt8] = []
     private var pendingStart = 0
@@ -25,7 +26,9 @@ final class PipeBodyWriter: @unchecked Sendable {
     private var writableWatch: guint = 0
     private var errorWatch: guint = 0
 
-    init() throws(PipeError) {
+    /// `held` counts the bytes this writer queues.
+    init(held: HeldBodyBytes) throws(PipeError) {
+        self.held = held
         var ends: [Int32] = [-1, -1]
         guard g_unix_open_pipe(&ends, FD_CLOEXEC, nil) != 0 else { throw PipeError(errno: errno) }  // pipe2(O_CLOEXEC)
         descriptor = ends[1]
@@ -46,6 +49,7 @@ final class PipeBodyWriter: @unchecked Sendable {
     /// Queues `data` for the page.
     func write(_ data: UnsafeRawBufferPointer) {
         guard descriptor >= 0 else { return }
+        let queuedBefore = queued
         if pending.count == pendingStart {
             let written = send(data)
             guard written >= 0 else { return }
@@ -53,6 +57,7 @@ final class PipeBodyWriter: @unchecked Sendable {
         } else {
             pending.append(contentsOf: data)
         }
+        held.change(by: queued - queuedBefore)
         if pending.count > pendingStart, writableWatch == 0 { writableWatch = watch(G_IO_OUT) }
     }
 
@@ -85,10 +90,14 @@ final class PipeBodyWriter: @unchecked Sendable {
         return offset
     }
 
+    /// Bytes queued and not yet in the pipe.
+    private var queued: Int { pending.count - pendingStart }
+
     private func writable() -> Bool {
         let written = pending.withUnsafeBytes { send(UnsafeRawBufferPointer(rebasing: $0[pendingStart...])) }
         guard written >= 0 else { return false }
         pendingStart += written
+        held.change(by: -written)
         if pendingStart == pending.count {
             pending.removeAll(keepingCapacity: false)
             pendingStart = 0
@@ -117,6 +126,7 @@ final class PipeBodyWriter: @unchecked Sendable {
         errorWatch = 0
         Glibc.close(descriptor)
         descriptor = -1
+        held.change(by: -queued)
         pending = []
         pendingStart = 0
     }

@@ -23,6 +23,8 @@ final class SchemeHandler: @unchecked Sendable {
     private(set) var counts = Counts()
     /// Callbacks that reached a task after the app stopped it: must stay 0.
     var lateCallbacks = 0
+    /// Body bytes waiting in the app for room in a pipe.
+    let heldBodyBytes = HeldBodyBytes()
     private var live: [ObjectIdentifier: WebKitSchemeTask] = [:]
     private let executor = GLibMainLoopExecutor()
 

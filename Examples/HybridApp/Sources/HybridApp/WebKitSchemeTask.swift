@@ -46,7 +46,7 @@ final class WebKitSchemeTask: ResourceTask, @unchecked Sendable {
         status = response.status
         let writer: PipeBodyWriter
         do {
-            writer = try PipeBodyWriter()
+            writer = try PipeBodyWriter(held: handler.heldBodyBytes)
         } catch {
             return failAndStop("\(error)")
         }
