@@ -5,8 +5,8 @@ import PkgCore
 /// `ResourceRequest(url:)` and routed by the resolver over a fixture store
 /// (`Resolver.plan(for:)`, `answerLocally`, `entryPath(forHost:)`): decoding,
 /// classification, the route table, the package file or spaFallback, the overlay key.
-/// The split parts hold no character that ends them; a refused path is refused by
-/// the resolver too; a local file and an overlay path stay under their directory;
+/// The split parts hold no character that ends them; a refused path or query is
+/// refused by the resolver too; a local file and an overlay path stay under their directory;
 /// a routed package serves the host; nothing is fetched.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRouting(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
@@ -20,15 +20,17 @@ public func fuzzRouting(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
     let resolver = FixtureStore.resolver
     let decoded = try? RequestPath.decode(request.rawPath)
+    let queryAccepted = (try? RequestPath.checkQuery(request.query)) != nil
     let plan: ResolutionPlan
     do {
         plan = try resolver.plan(for: request)
     } catch {
-        fuzzCheck(decoded == nil, "resolver refused \(url.debugDescription), whose path decodes: \(error)")
+        fuzzCheck(decoded == nil || !queryAccepted,
+                  "resolver refused \(url.debugDescription), whose path decodes and query is clean: \(error)")
         return 0
     }
-    guard let path = decoded else {
-        fuzzCheck(false, "resolver planned \(url.debugDescription), whose path is refused")
+    guard let path = decoded, queryAccepted else {
+        fuzzCheck(false, "resolver planned \(url.debugDescription), whose path or query is refused")
         return 0
     }
     if let file = plan.localFile {
@@ -39,9 +41,12 @@ public func fuzzRouting(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     if let package = plan.package {
         // A route names a host, or a host and port; a request's port is ignored for a route without one.
         let host = request.host
-        // (Bytes, as the route table looks: after the last ':' comes whatever the port is.)
-        let hostName = host.utf8.last == UInt8(ascii: "]") ? host
-            : host.utf8.lastIndex(of: UInt8(ascii: ":")).map { String(decoding: host.utf8[..<$0], as: UTF8.self) } ?? host
+        // (Bytes, as the route table looks: the port is the digits after the last ':'.)
+        var hostName = host
+        if host.utf8.last != UInt8(ascii: "]"), let colon = host.utf8.lastIndex(of: UInt8(ascii: ":")),
+           host.utf8[host.utf8.index(after: colon)...].allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            hostName = String(decoding: host.utf8[..<colon], as: UTF8.self)
+        }
         switch package {
         case "demo":
             fuzzCheck(plan.version == "1.0.0", "demo at version \(plan.version ?? "nil")")
@@ -55,11 +60,9 @@ public func fuzzRouting(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         }
     }
     if let upstream = plan.upstreamURL {
-        // The path goes to the origin as the client sent it (raw UTF-8 included), never with a
-        // control byte or a fragment, after the configured upstream. (The query is passed on
-        // unchecked: FUZZING.md, "Known and left".)
-        let upstreamPath = upstream.utf8.prefix { $0 != UInt8(ascii: "?") }
-        fuzzCheck(!upstreamPath.contains { $0 < 0x20 || $0 == 0x7f || $0 == UInt8(ascii: "#") }
+        // The path and query go to the origin as the client sent them (raw UTF-8 included),
+        // never with a control byte, nor a fragment, after the configured upstream.
+        fuzzCheck(!upstream.utf8.contains { $0 < 0x20 || $0 == 0x7f || $0 == UInt8(ascii: "#") }
                   && hasBytePrefix(upstream, "http://127.0.0.1:9/"), "upstream URL \(upstream.debugDescription)")
     }
     if let answer = try? resolver.answerLocally(request) {

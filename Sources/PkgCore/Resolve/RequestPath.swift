@@ -98,8 +98,15 @@ package enum RequestPath {
         return encoded
     }
 
+    /// Refuses a query (still encoded, without `?`) holding a control byte: the query
+    /// goes to the origin as it came, and a NUL would cut the URL libcurl reads.
+    package static func checkQuery(_ query: Substring) throws(PkgError) {
+        guard query.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f }) else { return }
+        throw PkgError(.invalidArgument, "refused query '\(String(query).escapedForMessage)': has a control byte")
+    }
+
     static func refusal(_ raw: Substring, _ reason: String) -> PkgError {
-        PkgError(.invalidArgument, "refused path '\(raw)': \(reason)")
+        PkgError(.invalidArgument, "refused path '\(String(raw).escapedForMessage)': \(reason)")
     }
 
     @inline(__always)

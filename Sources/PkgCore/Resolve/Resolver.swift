@@ -188,6 +188,7 @@ public final class Resolver: Sendable {
 
     func locate(_ request: ResourceRequest) throws(PkgError) -> Location {
         let path = try RequestPath.decode(request.rawPath)
+        try RequestPath.checkQuery(request.query)
         let resourceClass = ResourceClass.classify(accept: request.header("Accept"), path: path)
         let match = route(host: request.host, path: path)
         let isRead = request.isRead

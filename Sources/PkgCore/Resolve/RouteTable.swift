@@ -46,10 +46,14 @@ final class RouteTable: Sendable {
         return RouteTable(routes: routes, mounts: mounts, packagesStamp: stamp)
     }
 
-    /// The host key routes of `host` are filed under: `host` itself, else its name without the port.
+    /// The host key routes of `host` are filed under: `host` itself, else its name without
+    /// the port (digits after the last `:`; `example.com:junk` has no port and no route).
     private func routedHost(_ host: String) -> String? {
         if byHost[host] != nil { return host }
-        if let colon = host.utf8.lastIndex(of: UInt8(ascii: ":")), !host.hasSuffix("]") {
+        let utf8 = host.utf8
+        if let colon = utf8.lastIndex(of: UInt8(ascii: ":")), !host.hasSuffix("]") {
+            let port = utf8[utf8.index(after: colon)...]
+            guard port.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
             let name = String(host[..<colon])
             if byHost[name] != nil { return name }
         }

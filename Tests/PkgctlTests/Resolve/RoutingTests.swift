@@ -67,6 +67,24 @@ import Testing
         #expect(task.events == [.fail("invalidArgument")])
     }
 
+    @Test func aQueryWithAControlByteIsRefusedBeforeItReachesTheOrigin() throws {
+        for url in ["app://cdn.example.org/lib.js?v=1\u{0}evil", "app://www.example.com/app/missing.js?a\r\nb"] {
+            #expect(throws: PkgError.self) { try plan(url) }
+            let task = RecordingTask(url)
+            resolver.start(task)
+            #expect(task.wait(seconds: 5))
+            #expect(task.events == [.fail("invalidArgument")])
+        }
+        #expect(try plan("app://cdn.example.org/lib.js?v=1&q=%00").upstreamURL == "https://127.0.0.1:9/lib.js?v=1&q=%00")
+    }
+
+    @Test func aHostsPortIsTheDigitsAfterItsLastColon() throws {
+        #expect(try plan("app://www.example.com:8443/app/js/app.js").package == "app")
+        #expect(try plan("app://www.example.com:/app/js/app.js").package == "app")
+        #expect(try plan("app://www.example.com:junk/app/js/app.js").package == nil)
+        #expect(try plan("app://www.example.com:80a/app/js/app.js").package == nil)
+    }
+
     @Test func entryPathIsTheFirstRouteOfAHostWithoutARoot() throws {
         #expect(resolver.entryPath(forHost: "www.example.com") == nil)  // "site" serves the root
         let other = try ResolveSandbox()
