@@ -13,7 +13,7 @@ package enum RequestPath {
         var needsDecoding = false
         for byte in utf8 {
             if byte == UInt8(ascii: "%") { needsDecoding = true; continue }
-            if byte < 0x20 || byte == 0x7f || byte == UInt8(ascii: "\\") { throw refusal(raw, "has a control byte or backslash") }
+            if isControl(byte) || byte == UInt8(ascii: "\\") { throw refusal(raw, "has a control byte or backslash") }
         }
         let decoded: String
         if !needsDecoding {
@@ -69,7 +69,7 @@ package enum RequestPath {
         var segmentLength = 0
         var dots = 0
         for byte in path {
-            if byte < 0x20 || byte == 0x7f || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "%") { return false }
+            if isControl(byte) || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "%") { return false }
             if byte == UInt8(ascii: "/") {
                 if segmentLength > 0, segmentLength == dots { return false }
                 segmentLength = 0
@@ -101,9 +101,13 @@ package enum RequestPath {
     /// Refuses a query (still encoded, without `?`) holding a control byte: the query
     /// goes to the origin as it came, and a NUL would cut the URL libcurl reads.
     package static func checkQuery(_ query: Substring) throws(PkgError) {
-        guard query.utf8.contains(where: { $0 < 0x20 || $0 == 0x7f }) else { return }
+        guard query.utf8.contains(where: isControl) else { return }
         throw PkgError(.invalidArgument, "refused query '\(String(query).escapedForMessage)': has a control byte")
     }
+
+    /// A C0 control byte (NUL included) or DEL.
+    @inline(__always)
+    static func isControl(_ byte: UInt8) -> Bool { byte < 0x20 || byte == 0x7f }
 
     static func refusal(_ raw: Substring, _ reason: String) -> PkgError {
         PkgError(.invalidArgument, "refused path '\(String(raw).escapedForMessage)': \(reason)")
