@@ -26,7 +26,7 @@ public enum HTTPDate {
     /// the year 9999 (`31 Dec 9999 23:59:60`) is nil too.
     public static func parse(_ text: String) -> Int64? {
         func number(_ digits: Substring) -> Int32? {
-            digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) ? Int32(digits) : nil
+            allASCIIDigits(digits.utf8) ? Int32(digits) : nil
         }
         let fields = text.split(separator: " ")
         let day: Substring, month: Substring, year: Int32, clock: Substring

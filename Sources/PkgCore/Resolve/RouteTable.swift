@@ -53,7 +53,7 @@ final class RouteTable: Sendable {
         let utf8 = host.utf8
         if let colon = utf8.lastIndex(of: UInt8(ascii: ":")), !host.hasSuffix("]") {
             let port = utf8[utf8.index(after: colon)...]
-            guard port.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+            guard allASCIIDigits(port) else { return nil }
             let name = String(host[..<colon])
             if byHost[name] != nil { return name }
         }

@@ -57,7 +57,7 @@ package struct ResponseHeaders {
     /// date, RFC 9110 §10.2.3); nil when absent or unreadable.
     package func retryAfter(now: Date) -> Double? {
         guard let value = self["retry-after"], !value.isEmpty else { return nil }
-        if value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+        if allASCIIDigits(value.utf8) {
             return Double(value) ?? .infinity  // too many digits to be a sane wait: longer than any cap
         }
         guard let date = HTTPDate.parse(value) else { return nil }
