@@ -28,6 +28,10 @@ struct UpdateCommand: AsyncParsableCommand {
             help: ArgumentHelp("Public key (.pub) a manifest must be signed by (repeatable).", valueName: "pubfile"))
     var trustedKeys: [String] = []
 
+    @Option(help: ArgumentHelp("How many distinct trusted keys must sign the manifest "
+                               + "(default: \(UpdateSettings.Defaults.threshold)).", valueName: "n"))
+    var threshold: Int?
+
     @Option(name: .customLong("health-check"), help: ArgumentHelp(
         "Shell command run after each switch, with PKGCTL_PACKAGE, PKGCTL_VERSION, PKGCTL_PATH set; "
             + "failing or timing out switches back and holds the version.", valueName: "cmd"))
@@ -53,6 +57,18 @@ struct UpdateCommand: AsyncParsableCommand {
 
     @Option(help: "Seconds a transfer may stall before it is retried (default: \(UpdateSettings.Defaults.stallTimeout)).")
     var stallTimeout: Int?
+
+    @Option(help: ArgumentHelp("Bytes per second a transfer must average over the stall timeout, or it is cut off "
+                               + "(default: \(UpdateSettings.Defaults.minRate)).", valueName: "bytes"))
+    var minRate: Int?
+
+    @Option(help: ArgumentHelp("Time the run's transfers may take once it holds the store: SECONDS or e.g. 90s, 30m, 2h "
+                               + "(default: \(UpdateSettings.Defaults.deadline)).", valueName: "duration"))
+    var deadline: String?
+
+    @Option(help: ArgumentHelp("Most bytes of manifest read, after decoding (default: \(Updater.defaultMaxManifestSize)).",
+                               valueName: "bytes"))
+    var maxManifestSize: Int?
 
     @Option(help: "Tries per transfer; timeouts and 5xx are retried with backoff (default: \(UpdateSettings.Defaults.attempts)).")
     var attempts: Int?
@@ -81,6 +97,10 @@ struct UpdateCommand: AsyncParsableCommand {
         flags.set("update.manifest", manifest)
         flags.set("update.ca-file", caFile)
         flags.set("update.trusted-key", trustedKeys)
+        flags.set("update.threshold", threshold)
+        flags.set("update.min-rate", minRate)
+        flags.set("update.deadline", deadline)
+        flags.set("update.max-manifest-size", maxManifestSize)
         flags.set("update.health-check", healthCheck)
         flags.set("update.health-timeout", healthTimeout)
         flags.set("update.device-id", deviceID)
@@ -105,14 +125,16 @@ struct UpdateCommand: AsyncParsableCommand {
         let updater = Updater(
             store: packageStore, manifestURL: settings.manifest,
             transfer: TransferOptions(caFile: settings.caFile, connectTimeout: settings.connectTimeout,
-                                      stallTimeout: settings.stallTimeout, maxAttempts: settings.attempts),
+                                      stallTimeout: settings.stallTimeout, minimumRate: settings.minRate,
+                                      maxAttempts: settings.attempts),
             limits: settings.limits,
             keep: settings.keep,
-            trust: TrustPolicy(trustedKeys: keys),
+            trust: TrustPolicy(trustedKeys: keys, threshold: settings.threshold),
             activation: settings.healthCheck.map {
                 .healthCheck(HealthCheck(command: $0, timeout: settings.healthTimeout))
             } ?? .immediate,
-            deviceID: settings.deviceID, jitter: settings.jitter)
+            deviceID: settings.deviceID, jitter: settings.jitter, maxManifestSize: settings.maxManifestSize,
+            timeLimit: settings.deadline)
         let bar = (quiet || json || !Output.stderrIsTerminal) ? nil : ProgressBar()
         let report = try reportingErrors(json: json) {
             try updater.run(

@@ -20,8 +20,14 @@ public struct Manifest: Codable, Sendable, Hashable {
     /// The published packages; names are unique.
     public var packages: [ManifestEntry]
     /// In a signed manifest: raised by every signing; a device never accepts one
-    /// below the highest it has accepted (replay of an old release).
+    /// below the highest it has accepted (replay of an old release). At most
+    /// ``maxSequence``.
     public var sequence: UInt64?
+
+    /// The largest sequence accepted: 2^53 − 1, the largest integer every JSON reader
+    /// (JavaScript's included) holds exactly. Far beyond any count of signings, yet a
+    /// bound: a value past it is refused, never wrapped or trapped on.
+    public static let maxSequence: UInt64 = (1 << 53) - 1
     /// In a signed manifest: when it stops being accepted (a frozen or replayed origin).
     public var expires: Date?
 
@@ -56,6 +62,10 @@ public struct Manifest: Codable, Sendable, Hashable {
         if schemaVersion < 2, packages.contains(where: { $0.rollout != nil || !$0.revoked.isEmpty }) {
             throw PkgError(.malformedManifest,
                            "manifest \(source): 'rollout' and 'revoked' need schemaVersion 2, so older clients refuse it")
+        }
+        if let sequence, sequence > Self.maxSequence {
+            throw PkgError(.malformedManifest,
+                           "manifest \(source): sequence \(sequence) is above the largest allowed, \(Self.maxSequence)")
         }
         var seen = Set<String>()
         for entry in packages {

@@ -27,8 +27,13 @@ public struct ManifestSigner: Sendable {
     public func sign(_ manifest: Manifest, now: Date = Date()) throws -> [UInt8] {
         guard !keys.isEmpty else { throw PkgError(.invalidArgument, "signing needs at least one key") }
         guard validity > 0 else { throw PkgError(.invalidArgument, "a signed manifest must be valid for some time") }
+        let sequence = manifest.sequence ?? 0
+        guard sequence < Manifest.maxSequence else {
+            throw PkgError(.invalidArgument, "the manifest's sequence \(sequence) is at or past the largest allowed "
+                           + "(\(Manifest.maxSequence)) and cannot be raised; sign a manifest of your own release history")
+        }
         var signed = manifest
-        signed.sequence = (manifest.sequence ?? 0) + 1
+        signed.sequence = sequence + 1
         signed.expires = Date(timeIntervalSince1970: (now.timeIntervalSince1970 + validity).rounded(.down))
         let payload = Array(try signed.encoded()) + [UInt8(ascii: "\n")]
         return try SignedEnvelope.sign(payload: payload, payloadType: SignedEnvelope.manifestPayloadType, keys: keys)

@@ -52,9 +52,15 @@ struct SignedEnvelope: Codable, Sendable, Hashable {
             })
     }
 
-    /// Parses an envelope; every field must be present and every base64 text canonical,
-    /// so that no byte of the file can change without the result changing.
+    /// Parses an envelope; every field must be present, no key unknown or given twice
+    /// (``StrictJSON``), and every base64 text canonical, so that no byte of the file
+    /// can change without the result changing.
     static func parse(_ body: [UInt8], source: String) throws -> SignedEnvelope {
+        do {
+            try StrictJSON.check(body, schema: .envelope)
+        } catch {
+            throw PkgError(.untrustedManifest, "manifest \(source): malformed signed envelope: \(error.reason)")
+        }
         let envelope: SignedEnvelope
         do {
             envelope = try JSONDecoder().decode(SignedEnvelope.self, from: Data(body))

@@ -5,7 +5,7 @@ import FoundationEssentials
 /// manifest is used as it comes (unauthenticated, as with schema v1), unless
 /// the store has accepted a signed one before (then ``Updater`` refuses). With at
 /// least one, a manifest is used only when it is a DSSE envelope of payload
-/// type `application/vnd.pkgctl.manifest+json`, signed by a trusted key, and
+/// type `application/vnd.pkgctl.manifest+json`, signed by ``threshold`` trusted keys, and
 /// not expired; ``TrustState`` adds the sequence floor.
 ///
 /// ```swift
@@ -13,15 +13,19 @@ import FoundationEssentials
 /// let opened = try policy.open(body, source: url, now: Date())
 /// ```
 public struct TrustPolicy: Sendable {
-    /// Keys whose signature makes a manifest trusted; any one suffices.
+    /// Keys whose signature makes a manifest trusted; ``threshold`` of them must sign.
     public var trustedKeys: [TrustedKey]
     /// How far past its expiry a manifest is still accepted, for devices whose clock runs slow.
     public var clockSkew: TimeInterval
+    /// How many distinct trusted keys must sign a manifest (TUF's threshold), so one
+    /// stolen key cannot publish alone; at least 1, at most the number of trusted keys.
+    public var threshold: Int
 
-    /// A policy trusting `trustedKeys` (none: unauthenticated).
-    public init(trustedKeys: [TrustedKey] = [], clockSkew: TimeInterval = 300) {
+    /// A policy trusting `trustedKeys` (none: unauthenticated), `threshold` of which must sign.
+    public init(trustedKeys: [TrustedKey] = [], clockSkew: TimeInterval = 300, threshold: Int = 1) {
         self.trustedKeys = trustedKeys
         self.clockSkew = clockSkew
+        self.threshold = threshold
     }
 
     /// Whether manifests must be signed.
@@ -46,8 +50,16 @@ public struct TrustPolicy: Sendable {
             throw PkgError(.untrustedManifest, "manifest \(source): payload type '\(envelope.payloadType.escapedForMessage)' "
                            + "is not \(SignedEnvelope.manifestPayloadType)")
         }
+        guard (1...max(1, trustedKeys.count)).contains(threshold) else {
+            throw PkgError(.invalidArgument, "threshold \(threshold) must be 1 to the number of trusted keys (\(trustedKeys.count))")
+        }
         let payload = envelope.payloadBytes
         let signedBy = try verifiedSigners(of: envelope, payload: payload, source: source)
+        do {
+            try StrictJSON.check(payload, schema: .manifest)
+        } catch {
+            throw PkgError(.untrustedManifest, "manifest \(source): signed payload: \(error.reason)")
+        }
         let manifest = try Manifest.parse(payload, source: source)
         if requiresSignature {
             guard manifest.sequence != nil, let expires = manifest.expires else {
@@ -77,7 +89,12 @@ public struct TrustPolicy: Sendable {
                 throw PkgError(.untrustedManifest,
                                "manifest \(source): signature by key \(key.shortID) does not verify (changed after signing?)")
             }
-            verified.append(key.id)
+            if !verified.contains(key.id) { verified.append(key.id) }  // a key counts once toward the threshold
+        }
+        if !verified.isEmpty, verified.count < threshold {
+            throw PkgError(.untrustedManifest,
+                           "manifest \(source) is signed by \(verified.count) of the trusted keys; \(threshold) must sign it "
+                           + "(signed by: \(verified.map { String($0.prefix(16)) }.joined(separator: ", ")))")
         }
         guard !verified.isEmpty else {
             let signers = envelope.signatures.map { String($0.keyid.prefix(16)).escapedForMessage }

@@ -32,10 +32,15 @@ extension PackageStore {
             let protected = [activeVersion(of: name), try trial(of: name)?.previous]
             let retained = try retainedVersions(of: name).map(\.entry.version)
             for version in retained.dropLast(keep) where !protected.contains(version) {
-                try discardTree(layout.versionDirectory(name, version))
+                // The record goes first and durably: a version without one is never used,
+                // so a power cut at any point below cannot bring this version back.
                 unlink(layout.recordFile(name, version))
+                try FileSystem.syncDirectory(layout.recordDirectory(name))
+                try discardTree(layout.versionDirectory(name, version))
+                try FileSystem.syncDirectory(layout.packageDirectory(name))
                 if FileSystem.exists(layout.overlayDirectory(name, version)) {
                     try discardTree(layout.overlayDirectory(name, version))
+                    try FileSystem.syncDirectory(PathName.parent(layout.overlayDirectory(name, version)))
                 }
                 removed.append((name, version))
             }

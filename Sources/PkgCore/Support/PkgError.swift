@@ -28,6 +28,9 @@ public struct PkgError: Error, Sendable, Hashable, CustomStringConvertible {
             case untrustedManifest
             case invalidKey
             case healthCheckFailed
+            case responseTooLarge
+            case tooSlow
+            case deadlineExceeded
         }
         let value: Value
 
@@ -66,6 +69,13 @@ public struct PkgError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidKey = Code(value: .invalidKey)
         /// A new version failed its health check and was switched back.
         public static let healthCheckFailed = Code(value: .healthCheckFailed)
+        /// An answer from the origin is larger than its bound: a manifest past
+        /// ``Updater/maxManifestSize`` (counted after decoding), or a header past libcurl's.
+        public static let responseTooLarge = Code(value: .responseTooLarge)
+        /// A transfer stayed below ``TransferOptions/minimumRate`` for ``TransferOptions/stallTimeout`` seconds.
+        public static let tooSlow = Code(value: .tooSlow)
+        /// The run's ``TransferOptions/deadline`` passed before a transfer ended.
+        public static let deadlineExceeded = Code(value: .deadlineExceeded)
 
         /// The code's name, e.g. `unsafeEntry`.
         public var description: String { value.rawValue }

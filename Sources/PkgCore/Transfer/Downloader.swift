@@ -9,9 +9,11 @@ import CCurl
 /// for instance not directly inside an `async` function.
 ///
 /// Every transfer follows up to 5 redirects, allows only http, https and file (redirects
-/// only to http and https), sends `User-Agent: pkgctl/1`, and gives up on a connection
-/// after ``TransferOptions/connectTimeout`` seconds and on a transfer that stays below
-/// 1 byte/s for ``TransferOptions/stallTimeout`` seconds. Retryable failures (see
+/// only to http and https, and from https only to https), sends `User-Agent: pkgctl/1`,
+/// and gives up on a connection after ``TransferOptions/connectTimeout`` seconds, on a
+/// transfer that stays below ``TransferOptions/minimumRate`` bytes/s for
+/// ``TransferOptions/stallTimeout`` seconds, and on any transfer still running at
+/// ``TransferOptions/deadline``. Retryable failures (see
 /// ``download(from:to:expectedSize:expectedSHA256:compressed:resuming:progress:)``) are tried again up to
 /// ``TransferOptions/maxAttempts`` times in all, waiting ``TransferOptions/retryBaseDelay``
 /// seconds before the first retry and twice as long before each next one.
@@ -35,7 +37,10 @@ public struct Downloader: Sendable {
     ///
     /// Sends `If-None-Match` with the stored ETag and `If-Modified-Since` with the stored
     /// Last-Modified; a 304 answer gives ``ConditionalFetch/notModified``, a 2xx answer the
-    /// body with the response's validators. Compressed encodings are accepted and decoded.
+    /// body with the response's validators (none when they are too weak to stand for it,
+    /// see ``ResponseHeaders``). Compressed encodings are accepted and decoded; more than
+    /// `maxBytes` bytes after decoding stop the transfer (`.responseTooLarge`), so an
+    /// endless or inflating answer costs at most that much memory.
     /// Retries as ``download(from:to:expectedSize:expectedSHA256:compressed:resuming:progress:)`` does.
     /// Blocks the calling thread (see ``Downloader``).
     ///
@@ -47,8 +52,9 @@ public struct Downloader: Sendable {
     /// ```
     ///
     /// - Throws: ``PkgError`` `.httpStatus` for another status ("GET <url>: HTTP 404"),
-    ///   `.transferFailed` when libcurl fails (the message names the URL and libcurl's reason).
-    public func fetch(_ url: String, validators: HTTPValidators?) throws -> ConditionalFetch {
+    ///   `.transferFailed` when libcurl fails (the message names the URL and libcurl's reason),
+    ///   `.responseTooLarge`, `.tooSlow`, `.deadlineExceeded`.
+    public func fetch(_ url: String, validators: HTTPValidators?, maxBytes: Int = .max) throws -> ConditionalFetch {
         let easy = try makeHandle(url: url)
         try easy.set(CURLOPT_ACCEPT_ENCODING, "")
         var conditions: [String] = []
@@ -56,10 +62,11 @@ public struct Downloader: Sendable {
         if let date = validators?.lastModified { conditions.append("If-Modified-Since: \(date)") }
         try easy.setHeaders(conditions)
 
-        return try withRetries {
+        return try withRetries(url) {
             var headers = ResponseHeaders()
             var body: [UInt8] = []
             var rejectedStatus: Int?
+            var tooLarge = false
             easy.onHeader = { headers.take($0); return true }
             easy.onBody = { bytes in
                 let status = easy.responseCode
@@ -67,15 +74,25 @@ public struct Downloader: Sendable {
                     rejectedStatus = status
                     return false
                 }
+                guard bytes.count <= maxBytes - body.count else {
+                    tooLarge = true
+                    return false
+                }
                 body.append(contentsOf: bytes)
                 return true
             }
             defer { easy.onHeader = { _ in true }; easy.onBody = { _ in true } }
 
+            try startAttempt(on: easy, url: url)
             let code = easy.perform()
+            if tooLarge {
+                let error = PkgError(.responseTooLarge,
+                                     "GET \(url): the answer is larger than \(maxBytes) bytes (counted after decoding); refused")
+                return .failed(error, retryable: false)
+            }
             let status = rejectedStatus ?? easy.responseCode
             if rejectedStatus == nil && code != CURLE_OK {
-                return .failed(transferError(url, code, easy), retryable: RetryPolicy.isRetryable(code))
+                return failure(url, code, easy, headers: headers)
             }
             if status == 304 { return .succeeded(.notModified) }
             guard Self.isSuccess(status) else { return statusFailure(url, status, headers: headers) }
@@ -135,11 +152,12 @@ public struct Downloader: Sendable {
                   compressed: Bool = false, resuming: Bool = false, progress: (@Sendable (UInt64, UInt64) -> Void)? = nil,
                   on easy: EasyHandle) throws {
         try easy.set(CURLOPT_URL, url)
+        try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, Self.redirectProtocols(from: url))
         let sink = try DownloadSink(path: path, url: url, expectedSize: expectedSize, progress: progress,
                                     resuming: resuming)
         var entity = HTTPValidators()
 
-        try withRetries {
+        try withRetries(url) {
             if compressed, sink.received == 0 {
                 try easy.set(CURLOPT_ACCEPT_ENCODING, "")
             } else {
@@ -208,10 +226,11 @@ public struct Downloader: Sendable {
             }
             defer { easy.onHeader = { _ in true }; easy.onBody = { _ in true } }
 
+            try startAttempt(on: easy, url: url)
             let code = easy.perform()
             if let stop { return stop }
             if code != CURLE_OK {
-                return .failed(transferError(url, code, easy), retryable: RetryPolicy.isRetryable(code))
+                return failure(url, code, easy, headers: headers)
             }
             if !bodyStarted && !startBody(), let stop { return stop }
             return .succeeded(())
@@ -229,35 +248,55 @@ public struct Downloader: Sendable {
         case throttled(PkgError, retryAfter: Double)
     }
 
-    /// Runs `attempt` until it succeeds, fails for good, or runs out of attempts, sleeping
-    /// the backoff delay between attempts. A final error after several attempts gets
-    /// " (after N attempts)" appended to its message.
-    func withRetries<Value>(_ attempt: () throws -> AttemptResult<Value>) throws -> Value {
+    /// Runs `attempt` (a transfer of `url`) until it succeeds, fails for good, or runs out
+    /// of attempts, sleeping the backoff delay between attempts. A final error after
+    /// several attempts gets " (after N attempts)" appended to its message. A retry whose
+    /// wait would end past the deadline is not made: the last error is thrown as it is.
+    func withRetries<Value>(_ url: String, _ attempt: () throws -> AttemptResult<Value>) throws -> Value {
         let policy = RetryPolicy(options)
         var number = 1
+        func attemptsNote(_ error: any Error) -> any Error {
+            guard number > 1, let error = error as? PkgError else { return error }
+            return error.with(message: "\(error.message) (after \(number) attempts)")
+        }
         while true {
             switch try attempt() {
             case .succeeded(let value):
                 return value
             case .failed(let error, let retryable):
-                guard retryable, number < policy.maxAttempts else {
-                    if number > 1, let error = error as? PkgError {
-                        throw error.with(message: "\(error.message) (after \(number) attempts)")
-                    }
-                    throw error
+                let delay = policy.delay(afterAttempt: number)
+                guard retryable, number < policy.maxAttempts, leavesTimeToRetry(after: delay) else {
+                    throw attemptsNote(error)
                 }
-                RetryPolicy.sleep(seconds: policy.delay(afterAttempt: number))
+                RetryPolicy.sleep(seconds: delay)
                 number += 1
             case .throttled(let error, let retryAfter):
-                guard number < policy.maxAttempts, retryAfter <= options.maxRetryAfter else {
+                let delay = max(retryAfter, policy.delay(afterAttempt: number))
+                guard number < policy.maxAttempts, retryAfter <= options.maxRetryAfter,
+                      leavesTimeToRetry(after: delay) else {
                     let waited = number > 1 ? " after \(number) attempts" : ""
                     throw error.with(message: "\(error.message) (the origin asks to retry after "
                                      + "\(Int(retryAfter.rounded(.up))) s\(waited))")
                 }
-                RetryPolicy.sleep(seconds: max(retryAfter, policy.delay(afterAttempt: number)))
+                RetryPolicy.sleep(seconds: delay)
                 number += 1
             }
         }
+    }
+
+    /// Whether a retry after waiting `delay` seconds would start before the deadline.
+    private func leavesTimeToRetry(after delay: Double) -> Bool {
+        guard let deadline = options.deadline else { return true }
+        return Double(deadline.remainingMilliseconds) / 1000 > delay
+    }
+
+    /// Gives the next transfer on `easy` what is left of the deadline as its total time;
+    /// throws `.deadlineExceeded` naming `url` when nothing is left.
+    func startAttempt(on easy: EasyHandle, url: String) throws {
+        guard let deadline = options.deadline else { return }
+        let remaining = deadline.remainingMilliseconds
+        guard remaining > 0 else { throw deadline.exceeded(url) }
+        try easy.set(CURLOPT_TIMEOUT_MS, Int(remaining))
     }
 
     /// A handle for GET `url` with the options every transfer shares.
@@ -265,15 +304,22 @@ public struct Downloader: Sendable {
         let easy = try EasyHandle()
         try easy.set(CURLOPT_URL, url)
         try easy.set(CURLOPT_PROTOCOLS_STR, "http,https,file")
-        try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, Self.redirectProtocols(from: url))
         try easy.set(CURLOPT_FOLLOWLOCATION, 1)
         try easy.set(CURLOPT_MAXREDIRS, 5)
         try easy.set(CURLOPT_USERAGENT, "pkgctl/1")
         try easy.set(CURLOPT_CONNECTTIMEOUT, max(1, options.connectTimeout))
-        try easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
+        try easy.set(CURLOPT_LOW_SPEED_LIMIT, max(1, options.minimumRate))
         try easy.set(CURLOPT_LOW_SPEED_TIME, max(1, options.stallTimeout))
         if let caFile = options.caFile { try easy.set(CURLOPT_CAINFO, caFile) }
+        try startAttempt(on: easy, url: url)
         return easy
+    }
+
+    /// The schemes a transfer of `url` may be redirected to: https only from https (no
+    /// downgrade to plain http on the way), else http and https.
+    static func redirectProtocols(from url: String) -> String {
+        url.utf8.count >= 8 && asciiCaseInsensitiveEqual(String(url.prefix(8)), "https://") ? "https" : "http,https"
     }
 
     static func isSuccess(_ status: Int) -> Bool {
@@ -282,6 +328,35 @@ public struct Downloader: Sendable {
 
     func transferError(_ url: String, _ code: CURLcode, _ easy: EasyHandle) -> PkgError {
         PkgError(transferFailed: "GET \(url): \(Curl.describe(code, detail: easy.errorDetail))", curlCode: code)
+    }
+
+    /// A failed attempt for libcurl's `code`, said in the terms of what happened: the
+    /// deadline passed, the origin was too slow, its header too large, or a redirect
+    /// left https; else libcurl's own account.
+    func failure<Value>(_ url: String, _ code: CURLcode, _ easy: EasyHandle,
+                        headers: ResponseHeaders) -> AttemptResult<Value> {
+        switch code {
+        case CURLE_OPERATION_TIMEDOUT where (options.deadline?.remainingMilliseconds ?? .max) < 50:
+            // libcurl's total-time limit is what is left of the deadline, in whole ms.
+            return .failed(options.deadline!.exceeded(url), retryable: false)
+        case CURLE_OPERATION_TIMEDOUT where easy.errorDetail.hasPrefix("Operation too slow"):
+            let error = PkgError(.tooSlow, "GET \(url): slower than \(options.minimumRate) bytes/s over "
+                                 + "\(options.stallTimeout) s (the minimum rate); cut off")
+            return .failed(error, retryable: true)
+        case CURLE_OUT_OF_MEMORY where !headers.isComplete:
+            // libcurl's only word for a header line past CURL_MAX_HTTP_HEADER (100 KB).
+            let error = PkgError(.responseTooLarge, "GET \(url): the origin's response header is larger than "
+                                 + "libcurl's limit of 100 KB a line; refused")
+            return .failed(error, retryable: false)
+        case CURLE_UNSUPPORTED_PROTOCOL where headers.isComplete && (300...399).contains(headers.status):
+            let location = (headers["location"] ?? "").escapedForMessage
+            let allowed = Self.redirectProtocols(from: url) == "https" ? "an https URL may redirect only to https"
+                : "a redirect may lead only to http or https"
+            let error = PkgError(.transferFailed, "GET \(url): refused the redirect to '\(location)': \(allowed)")
+            return .failed(error, retryable: false)
+        default:
+            return .failed(transferError(url, code, easy), retryable: RetryPolicy.isRetryable(code))
+        }
     }
 
     /// A failed attempt for an HTTP status; 429 and 503 that carry `Retry-After` are throttled.

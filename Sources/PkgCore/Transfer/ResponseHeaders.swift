@@ -48,9 +48,18 @@ package struct ResponseHeaders {
         fields.first { asciiCaseInsensitiveEqual($0.name, name) }?.value
     }
 
-    /// The response's `ETag` and `Last-Modified`.
+    /// The response's `ETag` and `Last-Modified`; none when its `Last-Modified` is less
+    /// than a second before its `Date` (or there is no `Date`). Such a resource may
+    /// change again within the same second, and an ETag made of the modification time
+    /// and size (nginx's) would then name two contents: RFC 9110 §8.8.2.2 does not
+    /// count such a Last-Modified as a strong validator, and pkgctl does not count
+    /// the ETag beside it either, so the next request is unconditional.
     var validators: HTTPValidators {
-        HTTPValidators(etag: self["etag"], lastModified: self["last-modified"])
+        let validators = HTTPValidators(etag: self["etag"], lastModified: self["last-modified"])
+        guard let lastModified = validators.lastModified else { return validators }
+        guard let modified = HTTPDate.parse(lastModified), let date = self["date"].flatMap(HTTPDate.parse),
+              date - modified >= 1 else { return HTTPValidators() }
+        return validators
     }
 
     /// Seconds a `Retry-After` header asks to wait (delta-seconds or an HTTP

@@ -11,10 +11,16 @@ public struct TransferOptions: Sendable {
     public var caFile: String?
     /// Seconds allowed for connecting, TLS handshake included.
     public var connectTimeout: Int = 10
-    /// Seconds a transfer may stay below 1 byte/s before it is abandoned as stalled
-    /// (libcurl's `CURLOPT_LOW_SPEED_LIMIT` / `CURLOPT_LOW_SPEED_TIME`).
-    /// There is no limit on a transfer's total time.
+    /// Seconds a transfer may stay below ``minimumRate`` before it is abandoned
+    /// (libcurl's `CURLOPT_LOW_SPEED_TIME`): the window the rate is judged over.
     public var stallTimeout: Int = 30
+    /// Bytes per second a transfer must keep up, averaged over ``stallTimeout`` seconds
+    /// (libcurl's `CURLOPT_LOW_SPEED_LIMIT`), so an origin that drips its answer
+    /// (TUF's slow-retrieval attack) is cut off instead of holding the run.
+    public var minimumRate: Int = 1024
+    /// When every transfer of the run must be over; nil: no bound on the run's time.
+    /// Each transfer gets what is left as its total time, and no retry starts after it.
+    public var deadline: Deadline?
     /// Attempts in all, the first included, before a retryable failure is reported.
     public var maxAttempts: Int = 4
     /// Seconds to wait before the first retry; each later retry waits twice as long.
@@ -28,6 +34,8 @@ public struct TransferOptions: Sendable {
         caFile: String? = nil,
         connectTimeout: Int = 10,
         stallTimeout: Int = 30,
+        minimumRate: Int = 1024,
+        deadline: Deadline? = nil,
         maxAttempts: Int = 4,
         retryBaseDelay: Double = 0.5,
         maxRetryAfter: Double = 60
@@ -35,6 +43,8 @@ public struct TransferOptions: Sendable {
         self.caFile = caFile
         self.connectTimeout = connectTimeout
         self.stallTimeout = stallTimeout
+        self.minimumRate = minimumRate
+        self.deadline = deadline
         self.maxAttempts = maxAttempts
         self.retryBaseDelay = retryBaseDelay
         self.maxRetryAfter = maxRetryAfter

@@ -2,12 +2,14 @@ import FoundationEssentials
 
 /// The validators of the last manifest whose every package was installed, so
 /// the next run can ask the origin "changed since?" and stop at a 304. They
-/// count only for the same URL and the same trusted keys.
+/// count only for the same URL, the same trusted keys and the same threshold.
 struct ManifestState: Codable {
     var url: String
     var validators: HTTPValidators
     /// Ids of the keys trusted when it was accepted (absent in states written before signing existed).
     var trustedKeyIDs: [String]?
+    /// How many of them had to sign (absent: 1, as before thresholds existed).
+    var threshold: Int?
 
     static func load(_ layout: StoreLayout) -> ManifestState? {
         guard let bytes = try? FileSystem.read(layout.manifestState) else { return nil }

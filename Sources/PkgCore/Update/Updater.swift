@@ -39,13 +39,24 @@ public struct Updater: Sendable {
     /// Most seconds to wait, at random, before the check, so a fleet started
     /// by the same timer does not poll in step. Waited before taking the lock.
     public var jitter: TimeInterval
+    /// Most bytes of the manifest answer read, counted after decoding (TUF reads
+    /// metadata "up to X bytes"); a larger answer is refused without being parsed.
+    public var maxManifestSize: Int
+    /// Seconds the run's transfers may take once it holds the store's lock; nil: no bound.
+    /// Past it, a transfer is cut and no other starts (`.deadlineExceeded`), so a slow
+    /// origin cannot hold the lock for ever.
+    public var timeLimit: TimeInterval?
+
+    /// The default ``maxManifestSize``: 1 MiB, some 2,000 packages.
+    public static let defaultMaxManifestSize = 1 << 20
 
     /// An updater; `keep` must be at least 1.
     public init(store: PackageStore, manifestURL: String, transfer: TransferOptions = TransferOptions(),
                 limits: ExtractionLimits = ExtractionLimits(), keep: Int = 2, workers: Int = 2,
                 trust: TrustPolicy = TrustPolicy(), activation: Activation = .immediate,
                 clock: @escaping @Sendable () -> Date = { Date() }, deviceID: String? = nil,
-                jitter: TimeInterval = 0) {
+                jitter: TimeInterval = 0, maxManifestSize: Int = Updater.defaultMaxManifestSize,
+                timeLimit: TimeInterval? = nil) {
         self.store = store
         self.manifestURL = manifestURL
         self.transfer = transfer
@@ -57,6 +68,8 @@ public struct Updater: Sendable {
         self.clock = clock
         self.deviceID = deviceID
         self.jitter = jitter
+        self.maxManifestSize = maxManifestSize
+        self.timeLimit = timeLimit
     }
 
     /// Runs the update under the store's lock (waiting for it, after calling
@@ -79,14 +92,18 @@ public struct Updater: Sendable {
         try store.recover()
         let reverted = try store.revertUnconfirmedTrials(confirmedBy: .healthCheck).map(revertedOutcome)
 
+        var transfer = self.transfer
+        if let timeLimit { transfer.deadline = Deadline(after: timeLimit) }
         let downloader = Downloader(options: transfer)
-        guard case .fetched(let body, let newValidators) = try downloader.fetch(manifestURL, validators: try validators())
-        else {
+        let validators = try validators()
+        let fetched = try downloader.fetch(manifestURL, validators: validators, maxBytes: maxManifestSize)
+        guard case .fetched(let body, let newValidators) = fetched else {
+            try checkNotModified(conditional: validators != nil)
             return UpdateReport(manifest: .notModified, packages: [], removed: [], reverted: reverted)
         }
         let opened = try trust.open(body, source: manifestURL, now: clock())
         if trust.requiresSignature {
-            try TrustState.accept(opened, source: manifestURL, layout: store.layout)
+            try TrustState.accept(opened, source: manifestURL, trusting: trust.keyIDs, layout: store.layout)
         } else if FileSystem.exists(store.layout.trustState) {
             // A run that lost its --trusted-key (a cron line, a script) must not quietly stop verifying.
             throw PkgError(.untrustedManifest,
@@ -105,7 +122,8 @@ public struct Updater: Sendable {
         let report = UpdateReport(manifest: .fetched, packages: outcomes, removed: removed, reverted: reverted)
         if report.succeeded {
             try store.removeObjects()  // no delta install is left unfinished
-            try ManifestState(url: manifestURL, validators: newValidators, trustedKeyIDs: trust.keyIDs).save(store.layout)
+            try ManifestState(url: manifestURL, validators: newValidators, trustedKeyIDs: trust.keyIDs,
+                              threshold: trust.threshold).save(store.layout)
         } else {
             ManifestState.clear(store.layout)
         }
@@ -113,16 +131,33 @@ public struct Updater: Sendable {
     }
 
     /// The last run's validators, when they may stand for the manifest: same
-    /// URL, same trusted keys, and (with keys) an accepted manifest not yet
+    /// URL, same trusted keys and threshold, and (with keys) an accepted manifest not yet
     /// expired, so an origin answering 304 forever cannot freeze a device.
     private func validators() throws -> HTTPValidators? {
         guard let previous = ManifestState.load(store.layout), previous.url == manifestURL,
-              previous.trustedKeyIDs ?? [] == trust.keyIDs else { return nil }
+              previous.trustedKeyIDs ?? [] == trust.keyIDs, previous.threshold ?? 1 == trust.threshold else { return nil }
         if trust.requiresSignature {
             guard let accepted = try TrustState.load(store.layout),
                   clock().timeIntervalSince(accepted.expires) <= trust.clockSkew else { return nil }
         }
         return previous.validators
+    }
+
+    /// Refuses a 304 that cannot stand for the manifest: one answering a request that
+    /// was not conditional, or (with keys) one while the accepted manifest has expired,
+    /// so an origin answering 304 for ever cannot freeze a device past the expiry.
+    private func checkNotModified(conditional: Bool) throws {
+        if trust.requiresSignature, let accepted = try TrustState.load(store.layout),
+           clock().timeIntervalSince(accepted.expires) > trust.clockSkew {
+            throw PkgError(.untrustedManifest,
+                           "manifest \(manifestURL): the origin answered 304 Not Modified, but the manifest this store "
+                           + "accepted expired at \(TrustPolicy.format(accepted.expires)) (now \(TrustPolicy.format(clock()))); "
+                           + "the publisher must re-sign it (pkgctl sign)")
+        }
+        guard conditional else {
+            throw PkgError(.httpStatus, "GET \(manifestURL): HTTP 304 Not Modified to a request that was not conditional",
+                           httpStatus: 304)
+        }
     }
 
     private func update(_ entry: ManifestEntry, deviceID: String, downloader: Downloader,

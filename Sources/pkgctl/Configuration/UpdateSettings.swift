@@ -6,6 +6,7 @@ struct UpdateSettings {
     var manifest: String
     var caFile: String?
     var trustedKeys: [String]
+    var threshold: Int
     var deviceID: String?
     var keep: Int
     var healthCheck: String?
@@ -13,6 +14,9 @@ struct UpdateSettings {
     var jitter: Double
     var connectTimeout: Int
     var stallTimeout: Int
+    var minRate: Int
+    var deadline: Double
+    var maxManifestSize: Int
     var attempts: Int
     var limits: ExtractionLimits
     var noWait: Bool
@@ -24,6 +28,9 @@ struct UpdateSettings {
         static let jitter = 0.0
         static let connectTimeout = 10
         static let stallTimeout = 30
+        static let minRate = 1024
+        static let deadline = "1h"
+        static let threshold = 1
         static let attempts = 4
     }
 
@@ -37,6 +44,7 @@ struct UpdateSettings {
         self.manifest = manifest
         caFile = try layers.string("update.ca-file")
         trustedKeys = try layers.strings("update.trusted-key") ?? []
+        threshold = try layers.integer("update.threshold") ?? Defaults.threshold
         deviceID = try layers.string("update.device-id")
         keep = try layers.integer("update.keep") ?? Defaults.keep
         healthCheck = try layers.string("update.health-check")
@@ -44,6 +52,14 @@ struct UpdateSettings {
         jitter = try layers.number("update.jitter") ?? Defaults.jitter
         connectTimeout = try layers.integer("update.connect-timeout") ?? Defaults.connectTimeout
         stallTimeout = try layers.integer("update.stall-timeout") ?? Defaults.stallTimeout
+        minRate = try layers.integer("update.min-rate") ?? Defaults.minRate
+        let deadlineText = try layers.string("update.deadline") ?? Defaults.deadline
+        guard let deadline = DurationText.parse(deadlineText), deadline >= 1 else {
+            throw layers.invalid("update.deadline", "must be a duration of at least 1 second: SECONDS, or a number "
+                                 + "followed by s, m, h or d (got '\(deadlineText.escapedForMessage)')")
+        }
+        self.deadline = deadline
+        maxManifestSize = try layers.integer("update.max-manifest-size") ?? Updater.defaultMaxManifestSize
         attempts = try layers.integer("update.attempts") ?? Defaults.attempts
         let defaults = ExtractionLimits()
         let maxSize = try layers.integer("update.max-size") ?? Int(defaults.maxTotalUncompressedSize)
@@ -56,6 +72,11 @@ struct UpdateSettings {
         guard attempts >= 1 else { throw layers.invalid("update.attempts", "must be at least 1") }
         guard connectTimeout >= 1 else { throw layers.invalid("update.connect-timeout", "must be at least 1 second") }
         guard stallTimeout >= 1 else { throw layers.invalid("update.stall-timeout", "must be at least 1 second") }
+        guard minRate >= 1 else { throw layers.invalid("update.min-rate", "must be at least 1 byte per second") }
+        guard maxManifestSize >= 1024 else { throw layers.invalid("update.max-manifest-size", "must be at least 1024 bytes") }
+        guard threshold >= 1, threshold <= max(1, trustedKeys.count) else {
+            throw layers.invalid("update.threshold", "must be 1 to the number of trusted keys (\(trustedKeys.count))")
+        }
         guard limits.maxEntries >= 1 else { throw layers.invalid("update.max-entries", "must be positive") }
         guard maxSize >= 1 else { throw layers.invalid("update.max-size", "must be positive") }
         guard limits.maxCompressionRatio >= 1 else { throw layers.invalid("update.max-ratio", "must be at least 1") }

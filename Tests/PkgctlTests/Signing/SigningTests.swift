@@ -234,6 +234,7 @@ import Testing
     @Test func anOriginAnswering304ForeverCannotFreezeADevicePastExpiry() throws {
         try fixtures.makeKey("release")
         try SigningFixtures.publishDemo("1.0.0", into: originRoot, signer: try fixtures.signer("release"))
+        try backdate(originRoot + "/manifest.json")
         let origin = try NginxOrigin(root: originRoot, accessLog: true)
         defer { origin.stop() }
         let manifestURL = origin.baseURL + "/manifest.json"

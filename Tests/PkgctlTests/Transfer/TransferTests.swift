@@ -92,6 +92,7 @@ import Testing
     }
 
     @Test func conditionalFetchAnswersNotModifiedWithStoredValidators() async throws {
+        try backdate(root.path("manifest.json"))
         let origin = try NginxOrigin(root: root.path)
         let url = origin.baseURL + "/manifest.json"
         let downloader = Downloader(options: Self.quick)

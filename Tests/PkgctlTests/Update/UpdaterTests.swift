@@ -23,6 +23,7 @@ import Testing
 
     @Test func installsOverHTTPThenAnswers304() throws {
         try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)
+        try backdate(originRoot + "/manifest.json")
         let origin = try NginxOrigin(root: originRoot)
         defer { origin.stop() }
 

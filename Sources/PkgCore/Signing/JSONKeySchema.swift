@@ -1,0 +1,31 @@
+/// Which object keys a JSON document may have, for ``StrictJSON``: a signed
+/// document is read only when every key it holds is one the reader knows, so
+/// no field can carry a meaning one tool sees and another ignores.
+indirect enum JSONKeySchema: Sendable {
+    /// An object with only these keys (each optional), their values as given.
+    case object([String: JSONKeySchema])
+    /// An array whose elements are as given.
+    case array(JSONKeySchema)
+    /// Any value; objects inside it are still checked for duplicate keys.
+    case value
+
+    /// A signed manifest's payload (``Manifest`` and what it holds).
+    static let manifest: JSONKeySchema = {
+        let index = JSONKeySchema.object(["url": .value, "sha256": .value, "size": .value])
+        let release = JSONKeySchema.object([
+            "version": .value, "url": .value, "sha256": .value, "size": .value, "routes": .value, "spaFallback": .value,
+        ])
+        let rollout = JSONKeySchema.object(["percent": .value, "salt": .value, "previous": release])
+        let entry = JSONKeySchema.object([
+            "name": .value, "version": .value, "url": .value, "sha256": .value, "size": .value, "routes": .value,
+            "rollout": rollout, "revoked": .value, "index": index, "spaFallback": .value,
+        ])
+        return .object(["schemaVersion": .value, "packages": .array(entry), "sequence": .value, "expires": .value])
+    }()
+
+    /// A DSSE envelope (``SignedEnvelope``).
+    static let envelope = JSONKeySchema.object([
+        "payloadType": .value, "payload": .value,
+        "signatures": .array(.object(["keyid": .value, "sig": .value])),
+    ])
+}
