@@ -9,7 +9,8 @@ struct Pkgctl: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             UpdateCommand.self, StatusCommand.self, RollbackCommand.self, UnholdCommand.self,
-            GCCommand.self, VerifyCommand.self, PackCommand.self, RolloutCommand.self, RevokeCommand.self, SignCommand.self, KeygenCommand.self,
+            GCCommand.self, VerifyCommand.self, PackCommand.self, RolloutCommand.self, RevokeCommand.self, SignCommand.self,
+            TimestampCommand.self, KeygenCommand.self,
             ResolveCommand.self, ServeCommand.self, ConfigCommand.self,
         ]
     )

@@ -28,6 +28,11 @@ struct UpdateCommand: AsyncParsableCommand {
             help: ArgumentHelp("Public key (.pub) a manifest must be signed by (repeatable).", valueName: "pubfile"))
     var trustedKeys: [String] = []
 
+    @Option(name: .customLong("timestamp-key"), help: ArgumentHelp(
+        "Public key (.pub) of the online timestamp role (repeatable): every run then needs timestamp.json beside "
+            + "the manifest, signed by one of them, naming the manifest and not expired.", valueName: "pubfile"))
+    var timestampKeys: [String] = []
+
     @Option(help: ArgumentHelp("How many distinct trusted keys must sign the manifest "
                                + "(default: \(UpdateSettings.Defaults.threshold)).", valueName: "n"))
     var threshold: Int?
@@ -97,6 +102,7 @@ struct UpdateCommand: AsyncParsableCommand {
         flags.set("update.manifest", manifest)
         flags.set("update.ca-file", caFile)
         flags.set("update.trusted-key", trustedKeys)
+        flags.set("update.timestamp-key", timestampKeys)
         flags.set("update.threshold", threshold)
         flags.set("update.min-rate", minRate)
         flags.set("update.deadline", deadline)
@@ -118,9 +124,12 @@ struct UpdateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let layers = try await store.layers(flags: flags, json: json)
-        let (packageStore, settings, keys) = try reportingErrors(json: json) {
+        let (packageStore, settings, trust) = try reportingErrors(json: json) {
             let settings = try UpdateSettings(layers)
-            return (try store.packageStore(layers), settings, try settings.trustedKeys.map(TrustedKey.init(file:)))
+            let trust = TrustPolicy(trustedKeys: try settings.trustedKeys.map(TrustedKey.init(file:)),
+                                    threshold: settings.threshold,
+                                    timestampKeys: try settings.timestampKeys.map(TrustedKey.init(file:)))
+            return (try store.packageStore(layers), settings, trust)
         }
         let updater = Updater(
             store: packageStore, manifestURL: settings.manifest,
@@ -129,7 +138,7 @@ struct UpdateCommand: AsyncParsableCommand {
                                       maxAttempts: settings.attempts),
             limits: settings.limits,
             keep: settings.keep,
-            trust: TrustPolicy(trustedKeys: keys, threshold: settings.threshold),
+            trust: trust,
             activation: settings.healthCheck.map {
                 .healthCheck(HealthCheck(command: $0, timeout: settings.healthTimeout))
             } ?? .immediate,

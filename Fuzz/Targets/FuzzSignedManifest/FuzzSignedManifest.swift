@@ -5,9 +5,11 @@ import Glibc
 
 /// Signed manifests (DSSE envelopes) through `TrustPolicy.open` with one trusted key,
 /// whose signed seeds (Fuzz/corpus/signed-manifest) the fuzzer mutates. An accepted
-/// manifest is signed by that key and has `sequence` and `expires`; an unsigned body
-/// is never accepted; and the manifest equals what the keyless policy (which does not
-/// verify) reads from the same bytes.
+/// manifest is signed by that key and has `sequence` (at most `Manifest.maxSequence`)
+/// and `expires`; an unsigned body is never accepted; neither the envelope nor its
+/// payload has an object with a key twice (by `firstDuplicateKey`, written apart from
+/// the parser's `StrictJSON`); and the manifest equals what the keyless policy (which
+/// does not verify) reads from the same bytes.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzSignedManifest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = FuzzInput(data, size).bytes
@@ -16,6 +18,13 @@ public func fuzzSignedManifest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CI
     fuzzCheck(opened.isSigned, "accepted an unsigned manifest with a trusted key")
     fuzzCheck(opened.signedBy == [SigningFixture.key.id], "accepted signers \(opened.signedBy)")
     fuzzCheck(opened.manifest.sequence != nil && opened.manifest.expires != nil, "accepted a manifest without sequence or expires")
+    fuzzCheck(opened.manifest.sequence! <= Manifest.maxSequence, "accepted sequence \(opened.manifest.sequence!)")
+    let envelopeDuplicate = firstDuplicateKey(in: bytes)
+    fuzzCheck(envelopeDuplicate == nil, "accepted an envelope with the key '\(envelopeDuplicate!)' twice in an object")
+    let payload = SigningFixture.payload(of: bytes)
+    fuzzCheck(payload != nil, "accepted an envelope whose payload this target cannot read")
+    let payloadDuplicate = firstDuplicateKey(in: payload!)
+    fuzzCheck(payloadDuplicate == nil, "accepted a payload with the key '\(payloadDuplicate!)' twice in an object")
     fuzzCheck(opened.manifest.expires!.timeIntervalSince(SigningFixture.now) >= -SigningFixture.policy.clockSkew,
               "accepted an expired manifest")
     fuzzCheck(unverified?.manifest == opened.manifest && unverified?.payloadSHA256 == opened.payloadSHA256,
@@ -28,7 +37,7 @@ public func fuzzSignedManifest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CI
 enum SigningFixture {
     static let publicKeyPEM = """
         -----BEGIN PUBLIC KEY-----
-        MCowBQYDK2VwAyEAr6x5ideWrxSRuPWeNHyTds4NTPf6MlpRcRd37dYIA0Q=
+        MCowBQYDK2VwAyEA2xGpNyylU8FbY2u4VkecnU6Ddy2wFk3qxi78VX+e5Cw=
         -----END PUBLIC KEY-----
 
         """
@@ -49,6 +58,15 @@ enum SigningFixture {
     }()
 
     static let policy = TrustPolicy(trustedKeys: [key])
+
+    /// The payload bytes of an envelope, read with `JSONDecoder` and `Data(base64Encoded:)`
+    /// (an accepted envelope has one `payload`, so every reader sees the same one).
+    static func payload(of envelope: [UInt8]) -> [UInt8]? {
+        struct Envelope: Decodable { var payload: String }
+        guard let text = try? JSONDecoder().decode(Envelope.self, from: Data(envelope)).payload,
+              let bytes = Data(base64Encoded: text) else { return nil }
+        return Array(bytes)
+    }
 }
 
 @main

@@ -23,6 +23,9 @@ indirect enum JSONKeySchema: Sendable {
         return .object(["schemaVersion": .value, "packages": .array(entry), "sequence": .value, "expires": .value])
     }()
 
+    /// A timestamp's payload (``Timestamp``).
+    static let timestamp = JSONKeySchema.object(["manifestSHA256": .value, "manifestSequence": .value, "expires": .value])
+
     /// A DSSE envelope (``SignedEnvelope``).
     static let envelope = JSONKeySchema.object([
         "payloadType": .value, "payload": .value,

@@ -55,26 +55,27 @@ struct SignedEnvelope: Codable, Sendable, Hashable {
     /// Parses an envelope; every field must be present, no key unknown or given twice
     /// (``StrictJSON``), and every base64 text canonical, so that no byte of the file
     /// can change without the result changing.
-    static func parse(_ body: [UInt8], source: String) throws -> SignedEnvelope {
+    /// `what` names the document in errors: `manifest` or `timestamp`.
+    static func parse(_ body: [UInt8], source: String, what: String = "manifest") throws -> SignedEnvelope {
+        func malformed(_ reason: String) -> PkgError {
+            PkgError(.untrustedManifest, "\(what) \(source): malformed signed envelope: \(reason)")
+        }
         do {
             try StrictJSON.check(body, schema: .envelope)
         } catch {
-            throw PkgError(.untrustedManifest, "manifest \(source): malformed signed envelope: \(error.reason)")
+            throw malformed(error.reason)
         }
         let envelope: SignedEnvelope
         do {
             envelope = try JSONDecoder().decode(SignedEnvelope.self, from: Data(body))
         } catch let error as DecodingError {
-            throw PkgError(.untrustedManifest, "manifest \(source): malformed signed envelope: \(error.oneLineDescription)")
+            throw malformed(error.oneLineDescription)
         } catch {
-            throw PkgError(.untrustedManifest, "manifest \(source): malformed signed envelope: \(error)")
+            throw malformed("\(error)")
         }
-        guard (try? decodeBase64(envelope.payload)) != nil else {
-            throw PkgError(.untrustedManifest, "manifest \(source): malformed signed envelope: payload is not canonical base64")
-        }
+        guard (try? decodeBase64(envelope.payload)) != nil else { throw malformed("payload is not canonical base64") }
         for (index, signature) in envelope.signatures.enumerated() where (try? decodeBase64(signature.sig)) == nil {
-            throw PkgError(.untrustedManifest,
-                           "manifest \(source): malformed signed envelope: signatures[\(index)].sig is not canonical base64")
+            throw malformed("signatures[\(index)].sig is not canonical base64")
         }
         return envelope
     }

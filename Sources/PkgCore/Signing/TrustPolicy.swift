@@ -20,13 +20,24 @@ public struct TrustPolicy: Sendable {
     /// How many distinct trusted keys must sign a manifest (TUF's threshold), so one
     /// stolen key cannot publish alone; at least 1, at most the number of trusted keys.
     public var threshold: Int
+    /// Keys of the timestamp role: with any, every run also needs a `timestamp.json`
+    /// signed by one of them that names the manifest and has not expired
+    /// (``openTimestamp(_:source:now:)``). They can sign nothing else: a manifest
+    /// signed by a timestamp key alone is refused. None: no timestamp is read.
+    public var timestampKeys: [TrustedKey]
 
-    /// A policy trusting `trustedKeys` (none: unauthenticated), `threshold` of which must sign.
-    public init(trustedKeys: [TrustedKey] = [], clockSkew: TimeInterval = 300, threshold: Int = 1) {
+    /// A policy trusting `trustedKeys` (none: unauthenticated), `threshold` of which
+    /// must sign, and requiring a timestamp by one of `timestampKeys` when there are any.
+    public init(trustedKeys: [TrustedKey] = [], clockSkew: TimeInterval = 300, threshold: Int = 1,
+                timestampKeys: [TrustedKey] = []) {
         self.trustedKeys = trustedKeys
         self.clockSkew = clockSkew
         self.threshold = threshold
+        self.timestampKeys = timestampKeys
     }
+
+    /// Whether a timestamp is required.
+    public var requiresTimestamp: Bool { !timestampKeys.isEmpty }
 
     /// Whether manifests must be signed.
     public var requiresSignature: Bool { !trustedKeys.isEmpty }
@@ -50,11 +61,12 @@ public struct TrustPolicy: Sendable {
             throw PkgError(.untrustedManifest, "manifest \(source): payload type '\(envelope.payloadType.escapedForMessage)' "
                            + "is not \(SignedEnvelope.manifestPayloadType)")
         }
-        guard (1...max(1, trustedKeys.count)).contains(threshold) else {
-            throw PkgError(.invalidArgument, "threshold \(threshold) must be 1 to the number of trusted keys (\(trustedKeys.count))")
-        }
+        try checkRoles()
         let payload = envelope.payloadBytes
-        let signedBy = try verifiedSigners(of: envelope, payload: payload, source: source)
+        let signedBy = requiresSignature
+            ? try verifiedSigners(of: envelope, payload: payload, keys: trustedKeys, threshold: threshold,
+                                  what: "manifest \(source)", keyKind: "trusted key")
+            : []
         do {
             try StrictJSON.check(payload, schema: .manifest)
         } catch {
@@ -75,33 +87,69 @@ public struct TrustPolicy: Sendable {
                               payloadSHA256: SHA256.hash(data: payload).hexString)
     }
 
-    /// Ids of the trusted keys whose signatures verify. Signatures by other keys
-    /// are ignored (a rotation adds one), but a signature naming a trusted key
-    /// that does not verify refuses the manifest: it was changed after signing.
-    private func verifiedSigners(of envelope: SignedEnvelope, payload: [UInt8], source: String) throws -> [String] {
-        guard requiresSignature else { return [] }
+    /// Checks `timestamp.json` bytes: a DSSE envelope of ``Timestamp/payloadType``
+    /// signed by a timestamp key, its payload strict, not expired (within the clock skew).
+    public func openTimestamp(_ body: [UInt8], source: String, now: Date) throws -> Timestamp {
+        try checkRoles()
+        let envelope = try SignedEnvelope.parse(body, source: source, what: "timestamp")
+        guard envelope.payloadType == Timestamp.payloadType else {
+            throw PkgError(.untrustedManifest, "timestamp \(source): payload type '\(envelope.payloadType.escapedForMessage)' "
+                           + "is not \(Timestamp.payloadType)")
+        }
+        let payload = envelope.payloadBytes
+        _ = try verifiedSigners(of: envelope, payload: payload, keys: timestampKeys, threshold: 1,
+                                what: "timestamp \(source)", keyKind: "timestamp key")
+        let timestamp = try Timestamp.parse(payload, source: source)
+        if now.timeIntervalSince(timestamp.expires) > clockSkew {
+            throw PkgError(.untrustedManifest,
+                           "timestamp \(source) expired at \(Self.format(timestamp.expires)) (now \(Self.format(now))); "
+                           + "the publisher must renew it (pkgctl timestamp)")
+        }
+        return timestamp
+    }
+
+    /// Refuses a policy whose roles make no sense: a threshold no set of trusted keys
+    /// can meet, a key in both roles, or timestamp keys without content keys.
+    private func checkRoles() throws {
+        guard (1...max(1, trustedKeys.count)).contains(threshold) else {
+            throw PkgError(.invalidArgument, "threshold \(threshold) must be 1 to the number of trusted keys (\(trustedKeys.count))")
+        }
+        guard Set(trustedKeys).isDisjoint(with: timestampKeys) else {
+            throw PkgError(.invalidArgument, "a key is both a trusted (content) key and a timestamp key; give each role its own key")
+        }
+        guard !requiresTimestamp || requiresSignature else {
+            throw PkgError(.invalidArgument, "timestamp keys need trusted keys: a timestamp vouches for a signed manifest")
+        }
+    }
+
+    /// Ids of the `keys` whose signatures verify, at least `threshold` distinct ones.
+    /// Signatures by other keys are ignored (a rotation adds one), but a signature
+    /// naming one of `keys` that does not verify refuses the document: it was
+    /// changed after signing. `what` names the document, `keyKind` the keys.
+    private func verifiedSigners(of envelope: SignedEnvelope, payload: [UInt8], keys: [TrustedKey], threshold: Int,
+                                 what: String, keyKind: String) throws -> [String] {
         let message = SignedEnvelope.preAuthenticationEncoding(payloadType: envelope.payloadType, payload: payload)
         var verified: [String] = []
         for signature in envelope.signatures {
-            guard let key = trustedKeys.first(where: { $0.id == signature.keyid }) else { continue }
+            guard let key = keys.first(where: { $0.id == signature.keyid }) else { continue }
             let bytes = (try? SignedEnvelope.decodeBase64(signature.sig)) ?? []
             guard key.isValidSignature(bytes, for: message) else {
                 throw PkgError(.untrustedManifest,
-                               "manifest \(source): signature by key \(key.shortID) does not verify (changed after signing?)")
+                               "\(what): signature by key \(key.shortID) does not verify (changed after signing?)")
             }
             if !verified.contains(key.id) { verified.append(key.id) }  // a key counts once toward the threshold
         }
         if !verified.isEmpty, verified.count < threshold {
             throw PkgError(.untrustedManifest,
-                           "manifest \(source) is signed by \(verified.count) of the trusted keys; \(threshold) must sign it "
+                           "\(what) is signed by \(verified.count) of the \(keyKind)s; \(threshold) must sign it "
                            + "(signed by: \(verified.map { String($0.prefix(16)) }.joined(separator: ", ")))")
         }
         guard !verified.isEmpty else {
             let signers = envelope.signatures.map { String($0.keyid.prefix(16)).escapedForMessage }
             throw PkgError(.untrustedManifest,
-                           "manifest \(source) is not signed by a trusted key (signed by: "
+                           "\(what) is not signed by a \(keyKind) (signed by: "
                            + "\(signers.isEmpty ? "none" : signers.joined(separator: ", ")); "
-                           + "trusted: \(trustedKeys.map(\.shortID).joined(separator: ", ")))")
+                           + "\(keyKind)s: \(keys.map(\.shortID).joined(separator: ", ")))")
         }
         return verified
     }

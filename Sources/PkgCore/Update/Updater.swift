@@ -95,20 +95,10 @@ public struct Updater: Sendable {
         var transfer = self.transfer
         if let timeLimit { transfer.deadline = Deadline(after: timeLimit) }
         let downloader = Downloader(options: transfer)
-        let validators = try validators()
-        let fetched = try downloader.fetch(manifestURL, validators: validators, maxBytes: maxManifestSize)
-        guard case .fetched(let body, let newValidators) = fetched else {
-            try checkNotModified(conditional: validators != nil)
+        let check = ManifestCheck(store: store, manifestURL: manifestURL, trust: trust, clock: clock,
+                                  maxManifestSize: maxManifestSize)
+        guard case .fetched(let opened, let newValidators) = try check.fetch(downloader) else {
             return UpdateReport(manifest: .notModified, packages: [], removed: [], reverted: reverted)
-        }
-        let opened = try trust.open(body, source: manifestURL, now: clock())
-        if trust.requiresSignature {
-            try TrustState.accept(opened, source: manifestURL, trusting: trust.keyIDs, layout: store.layout)
-        } else if FileSystem.exists(store.layout.trustState) {
-            // A run that lost its --trusted-key (a cron line, a script) must not quietly stop verifying.
-            throw PkgError(.untrustedManifest,
-                           "store \(store.layout.root) has accepted signed manifests; reading another needs its "
-                           + "trusted keys (to stop verifying, remove \(store.layout.trustState))", remedy: .trustedKeys)
         }
 
         let deviceID = try self.deviceID ?? store.deviceID()
@@ -122,42 +112,11 @@ public struct Updater: Sendable {
         let report = UpdateReport(manifest: .fetched, packages: outcomes, removed: removed, reverted: reverted)
         if report.succeeded {
             try store.removeObjects()  // no delta install is left unfinished
-            try ManifestState(url: manifestURL, validators: newValidators, trustedKeyIDs: trust.keyIDs,
-                              threshold: trust.threshold).save(store.layout)
+            try check.remember(newValidators)
         } else {
             ManifestState.clear(store.layout)
         }
         return report
-    }
-
-    /// The last run's validators, when they may stand for the manifest: same
-    /// URL, same trusted keys and threshold, and (with keys) an accepted manifest not yet
-    /// expired, so an origin answering 304 forever cannot freeze a device.
-    private func validators() throws -> HTTPValidators? {
-        guard let previous = ManifestState.load(store.layout), previous.url == manifestURL,
-              previous.trustedKeyIDs ?? [] == trust.keyIDs, previous.threshold ?? 1 == trust.threshold else { return nil }
-        if trust.requiresSignature {
-            guard let accepted = try TrustState.load(store.layout),
-                  clock().timeIntervalSince(accepted.expires) <= trust.clockSkew else { return nil }
-        }
-        return previous.validators
-    }
-
-    /// Refuses a 304 that cannot stand for the manifest: one answering a request that
-    /// was not conditional, or (with keys) one while the accepted manifest has expired,
-    /// so an origin answering 304 for ever cannot freeze a device past the expiry.
-    private func checkNotModified(conditional: Bool) throws {
-        if trust.requiresSignature, let accepted = try TrustState.load(store.layout),
-           clock().timeIntervalSince(accepted.expires) > trust.clockSkew {
-            throw PkgError(.untrustedManifest,
-                           "manifest \(manifestURL): the origin answered 304 Not Modified, but the manifest this store "
-                           + "accepted expired at \(TrustPolicy.format(accepted.expires)) (now \(TrustPolicy.format(clock()))); "
-                           + "the publisher must re-sign it (pkgctl sign)")
-        }
-        guard conditional else {
-            throw PkgError(.httpStatus, "GET \(manifestURL): HTTP 304 Not Modified to a request that was not conditional",
-                           httpStatus: 304)
-        }
     }
 
     private func update(_ entry: ManifestEntry, deviceID: String, downloader: Downloader,

@@ -7,6 +7,7 @@ struct UpdateSettings {
     var caFile: String?
     var trustedKeys: [String]
     var threshold: Int
+    var timestampKeys: [String]
     var deviceID: String?
     var keep: Int
     var healthCheck: String?
@@ -45,6 +46,7 @@ struct UpdateSettings {
         caFile = try layers.string("update.ca-file")
         trustedKeys = try layers.strings("update.trusted-key") ?? []
         threshold = try layers.integer("update.threshold") ?? Defaults.threshold
+        timestampKeys = try layers.strings("update.timestamp-key") ?? []
         deviceID = try layers.string("update.device-id")
         keep = try layers.integer("update.keep") ?? Defaults.keep
         healthCheck = try layers.string("update.health-check")
@@ -74,6 +76,9 @@ struct UpdateSettings {
         guard stallTimeout >= 1 else { throw layers.invalid("update.stall-timeout", "must be at least 1 second") }
         guard minRate >= 1 else { throw layers.invalid("update.min-rate", "must be at least 1 byte per second") }
         guard maxManifestSize >= 1024 else { throw layers.invalid("update.max-manifest-size", "must be at least 1024 bytes") }
+        guard timestampKeys.isEmpty || !trustedKeys.isEmpty else {
+            throw layers.invalid("update.timestamp-key", "needs trusted keys too: a timestamp vouches for a signed manifest")
+        }
         guard threshold >= 1, threshold <= max(1, trustedKeys.count) else {
             throw layers.invalid("update.threshold", "must be 1 to the number of trusted keys (\(trustedKeys.count))")
         }

@@ -168,4 +168,62 @@ import Testing
             of: "\"name\" : \"demo\"", with: "\"name\" : \"demo\", \"mirror\" : \"x\"").utf8), to: manifestPath)
         #expect(try Updater(store: unsigned, manifestURL: manifestURL).run().succeeded)
     }
+
+    // MARK: - Roles: an online timestamp key beside an offline content key (TUF §2.1)
+
+    @Test func anOnlineTimestampKeyKeepsContentFreshButCanSignNothingElse() throws {
+        try fixtures.makeKey("content")
+        try fixtures.makeKey("online")
+        let day = 86_400.0
+        try SigningFixtures.publishDemo("1.0.0", into: originRoot, signer: try fixtures.signer("content", validity: 365 * day))
+        let online = TimestampSigner(keys: [try fixtures.signingKey("online")])
+        try online.write(in: originRoot)
+        let trust = TrustPolicy(trustedKeys: [try fixtures.trustedKey("content")],
+                                timestampKeys: [try fixtures.trustedKey("online")])
+        func run(at offset: TimeInterval = 0) throws -> UpdateReport {
+            try Updater(store: store, manifestURL: manifestURL, trust: trust, clock: { Date().addingTimeInterval(offset) }).run()
+        }
+        func expectRefused(at offset: TimeInterval = 0, _ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
+            let error = #expect(throws: PkgError.self, sourceLocation: sourceLocation) { try run(at: offset) }
+            #expect(error?.message.contains(text) == true, "\(String(describing: error))", sourceLocation: sourceLocation)
+            #expect(store.activeVersion(of: "demo") == "1.0.0", sourceLocation: sourceLocation)
+        }
+        #expect(try run().succeeded)
+        #expect(store.activeVersion(of: "demo") == "1.0.0")
+
+        // A day later the manifest is good for a year, but the timestamp has run out...
+        expectRefused(at: 2 * day, "timestamp file://\(originRoot)/timestamp.json expired at ")
+        // ...until the online key renews it, with the content key still offline.
+        try online.write(in: originRoot, now: Date().addingTimeInterval(2 * day))
+        #expect(try run(at: 2 * day).succeeded)
+
+        // Stolen, the online key signs no content: a manifest signed by it alone is refused,
+        try SigningFixtures.publishDemo("1.1.0", into: originRoot, signer: try fixtures.signer("online"))
+        try online.write(in: originRoot)
+        expectRefused("is not signed by a trusted key")
+        // and a timestamp cannot make another manifest current than the one it names.
+        try SigningFixtures.publishDemo("1.1.0", into: originRoot, signer: try fixtures.signer("content", validity: 365 * day))
+        expectRefused("is not the one timestamp.json names")
+        // The content key cannot stand in for the timestamp key, nor a manifest for a timestamp.
+        try TimestampSigner(keys: [try fixtures.signingKey("content")]).write(in: originRoot)
+        expectRefused("is not signed by a timestamp key")
+        try FileManager.default.removeItem(atPath: originRoot + "/timestamp.json")
+        try FileManager.default.copyItem(atPath: manifestPath, toPath: originRoot + "/timestamp.json")
+        expectRefused("payload type 'application/vnd.pkgctl.manifest+json' is not application/vnd.pkgctl.timestamp+json")
+        // What the stolen online key can do: keep a device on the current manifest, but only
+        // until that manifest's own (offline-signed) expiry.
+        try TimestampSigner(keys: [try fixtures.signingKey("online")], validity: 1000 * day).write(in: originRoot)
+        #expect(try run(at: 300 * day).succeeded)
+        #expect(store.activeVersion(of: "demo") == "1.1.0")
+        let frozen = #expect(throws: PkgError.self) { try run(at: 400 * day) }
+        #expect(frozen?.message.contains("expired at") == true && frozen?.message.hasPrefix("manifest ") == true,
+                "\(String(describing: frozen))")
+        // One key in both roles is refused as a configuration error.
+        let both = TrustPolicy(trustedKeys: [try fixtures.trustedKey("content")],
+                               timestampKeys: [try fixtures.trustedKey("content")])
+        let mixed = #expect(throws: PkgError.self) {
+            try Updater(store: store, manifestURL: manifestURL, trust: both).run()
+        }
+        #expect(mixed?.message == "a key is both a trusted (content) key and a timestamp key; give each role its own key")
+    }
 }

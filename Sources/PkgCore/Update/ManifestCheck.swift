@@ -1,0 +1,102 @@
+import FoundationEssentials
+
+/// The first step of an update run: find out which manifest is current and
+/// whether it may be used. It reads the timestamp (when the policy has timestamp
+/// keys), asks for the manifest conditionally when the last run's validators may
+/// stand for it, authenticates what comes, and moves the store's sequence floors
+/// (``TrustState``). Every refusal throws before any package is touched.
+struct ManifestCheck {
+    /// What the origin said about the manifest.
+    enum Outcome {
+        /// A 304 that may stand for the manifest the last fully successful run used.
+        case notModified
+        /// A manifest, authenticated as the policy requires, with its validators.
+        case fetched(OpenedManifest, HTTPValidators)
+    }
+
+    let store: PackageStore
+    let manifestURL: String
+    let trust: TrustPolicy
+    let clock: @Sendable () -> Date
+    let maxManifestSize: Int
+
+    /// Fetches and checks the manifest (and its timestamp) with `downloader`.
+    func fetch(_ downloader: Downloader) throws -> Outcome {
+        let timestamp = trust.requiresTimestamp ? try fetchTimestamp(downloader) : nil
+        let validators = try validators(current: timestamp)
+        let fetched = try downloader.fetch(manifestURL, validators: validators, maxBytes: maxManifestSize)
+        guard case .fetched(let body, let newValidators) = fetched else {
+            try checkNotModified(conditional: validators != nil)
+            return .notModified
+        }
+        let opened = try trust.open(body, source: manifestURL, now: clock())
+        if let timestamp, opened.payloadSHA256 != timestamp.manifestSHA256 {
+            throw PkgError(.untrustedManifest,
+                           "manifest \(manifestURL) (sequence \(opened.manifest.sequence ?? 0)) is not the one "
+                           + "\(Timestamp.fileName) names (sequence \(timestamp.manifestSequence), sha256 "
+                           + "\(timestamp.manifestSHA256.prefix(12))…); the publisher must renew the timestamp after signing")
+        }
+        if trust.requiresSignature {
+            try TrustState.accept(opened, source: manifestURL, trusting: trust.keyIDs, layout: store.layout)
+        } else if FileSystem.exists(store.layout.trustState) {
+            // A run that lost its --trusted-key (a cron line, a script) must not quietly stop verifying.
+            throw PkgError(.untrustedManifest,
+                           "store \(store.layout.root) has accepted signed manifests; reading another needs its "
+                           + "trusted keys (to stop verifying, remove \(store.layout.trustState))", remedy: .trustedKeys)
+        }
+        return .fetched(opened, newValidators)
+    }
+
+    /// Keeps `validators` for the next run's conditional request; call it only
+    /// when every package of the manifest was dealt with.
+    func remember(_ validators: HTTPValidators) throws {
+        try ManifestState(url: manifestURL, validators: validators, trustedKeyIDs: trust.keyIDs,
+                          threshold: trust.threshold).save(store.layout)
+    }
+
+    /// The last run's validators, when they may stand for the manifest: same
+    /// URL, same trusted keys and threshold, and (with keys) an accepted manifest not yet
+    /// expired, so an origin answering 304 forever cannot freeze a device; with a
+    /// `current` timestamp, only when it names the manifest accepted last.
+    private func validators(current timestamp: Timestamp?) throws -> HTTPValidators? {
+        guard let previous = ManifestState.load(store.layout), previous.url == manifestURL,
+              previous.trustedKeyIDs ?? [] == trust.keyIDs, previous.threshold ?? 1 == trust.threshold else { return nil }
+        if trust.requiresSignature {
+            guard let accepted = try TrustState.load(store.layout),
+                  clock().timeIntervalSince(accepted.expires) <= trust.clockSkew,
+                  timestamp.map({ $0.manifestSHA256 == accepted.payloadSHA256 }) ?? true else { return nil }
+        }
+        return previous.validators
+    }
+
+    /// `timestamp.json` beside the manifest, fetched on every run (it is what says
+    /// the manifest is current) and checked against the timestamp keys.
+    private func fetchTimestamp(_ downloader: Downloader) throws -> Timestamp {
+        let url = try ManifestEntry.resolve(Timestamp.fileName, relativeTo: manifestURL)
+        guard case .fetched(let body, _) = try downloader.fetch(url, validators: nil, maxBytes: Timestamp.maxSize) else {
+            throw Self.unaskedNotModified(url)
+        }
+        return try trust.openTimestamp(body, source: url, now: clock())
+    }
+
+    /// Refuses a 304 that cannot stand for the manifest: one answering a request that
+    /// was not conditional, or (with keys) one while the accepted manifest has expired,
+    /// so an origin answering 304 for ever cannot freeze a device past the expiry.
+    private func checkNotModified(conditional: Bool) throws {
+        if trust.requiresSignature, let accepted = try TrustState.load(store.layout),
+           clock().timeIntervalSince(accepted.expires) > trust.clockSkew {
+            throw PkgError(.untrustedManifest,
+                           "manifest \(manifestURL): the origin answered 304 Not Modified, but the manifest this store "
+                           + "accepted expired at \(TrustPolicy.format(accepted.expires)) (now \(TrustPolicy.format(clock()))); "
+                           + "the publisher must re-sign it (pkgctl sign)")
+        }
+        guard conditional else {
+            throw Self.unaskedNotModified(manifestURL)
+        }
+    }
+
+    /// The error for a 304 to a request that asked nothing: it stands for no manifest.
+    private static func unaskedNotModified(_ url: String) -> PkgError {
+        PkgError(.httpStatus, "GET \(url): HTTP 304 Not Modified to a request that was not conditional", httpStatus: 304)
+    }
+}
