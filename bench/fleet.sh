@@ -77,6 +77,9 @@ def derive(src, out, changed, seed):
 def pack(src, version, *extra):
     subprocess.run([pkgctl, "pack", src, "--name", "app", "--version", version, "--out", www, *extra],
                    check=True, stdout=subprocess.DEVNULL)
+    # A manifest polled within a second of being written has no strong validator
+    # (pkgctl then asks unconditionally); wait so the no-change polls can be 304s.
+    time.sleep(1.1)
 
 def update(device, check=True):
     root = os.path.join(work, "stores", device)

@@ -23,6 +23,7 @@ trap cleanup EXIT
 "$static" pack sample-bundles/demo/1.0.0 --name demo --version 1.0.0 --out "$work/origin" \
   --route www.example.com/app >/dev/null
 chmod -R a+rX "$work/origin"
+sleep 1.1   # a manifest polled within a second of being written has no strong validator (no 304)
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 cat > "$work/nginx.conf" <<CONF
 worker_processes 1;
