@@ -9,6 +9,7 @@ import Foundation
 /// - `/inflating/ANY`: 200 with `Content-Encoding: gzip`: a gzip stream of zeros
 ///   that would inflate to 4 GiB (each MiB costs about 1 KB on the wire).
 /// - `/drip/NAME`: the file with its `Content-Length`, one byte every 0.8 s.
+/// - `/drip-objects/NAME`: the file; but `/drip-objects/objects/…` (delta objects) as `/drip/`.
 /// - `/trickle/NAME`: the file at 2,000 bytes/s, above a 1,024 bytes/s minimum rate.
 /// - `/always-304/ANY`: 304 Not Modified, whatever the request.
 /// - `/to-http/NAME`: 302 to `http://127.0.0.1:PLAINPORT/NAME` (the plain listener).
@@ -77,6 +78,9 @@ final class HostileOrigin {
                 if len(parts) < 2:
                     return
                 mode, _, name = parts[1].lstrip("/").partition("/")
+                if mode == "drip-objects":
+                    mode, name = ("drip", name) if name.startswith("objects/") else ("", name)
+                    parts[1] = "/" + name
                 try:
                     self.answer(mode, name, parts[1].lstrip("/"))
                 except (BrokenPipeError, ConnectionResetError, ssl.SSLError, OSError):

@@ -68,6 +68,18 @@ import Testing
         #expect(try FileSystem.contents(of: store.layout.staging).isEmpty, "no staging debris")
     }
 
+    @Test func deltaObjectsThatDripAreCutOffAtTheMinimumRate() throws {
+        let origin = try HostileOrigin(root: originRoot)
+        try installFirst(origin)
+        try BundleFixtures.publishDemo(["1.1.0"], into: originRoot)
+        let report = try updater(origin.baseURL + "/drip-objects/manifest.json").run()
+        #expect(report.packages.map(\.errorCode) == ["tooSlow"], "\(report.packages)")
+        #expect(report.packages.first?.error?.contains("\(origin.baseURL)/drip-objects/objects/") == true,
+                "\(report.packages)")
+        #expect(report.packages.first?.error?.contains("slower than 1024 bytes/s over 2 s") == true)
+        #expect(store.activeVersion(of: "demo") == "1.0.0")
+    }
+
     @Test func theDeadlineStopsARunThatKeepsAboveTheMinimumRate() throws {
         // 60 KB at 2,000 bytes/s would take 30 s; the run may take 3.
         let source = temp.path + "/big"
