@@ -416,8 +416,8 @@ import Testing
                 return (error, clock.now - started)
             }
         }
-        #expect(error?.code == .transferFailed)
-        #expect(error?.message.hasPrefix("GET \(url): Timeout was reached") == true)
+        #expect(error?.code == .tooSlow)
+        #expect(error?.message.hasPrefix("GET \(url): slower than 1024 bytes/s over ") == true, "\(String(describing: error))")
         #expect(elapsed < .seconds(10))
     }
 }
