@@ -14,10 +14,6 @@ import Glibc
 public func fuzzSignedManifest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = FuzzInput(data, size).bytes
     let unverified = try? TrustPolicy().open(bytes, source: "fuzz", now: SigningFixture.now)
-    if getenv("FUZZ_TRACE") != nil {
-        do { let o = try SigningFixture.policy.open(bytes, source: "fuzz", now: SigningFixture.now); print("TRACE accepted sequence \(o.manifest.sequence!) dupEnv=\(firstDuplicateKey(in: bytes) ?? "-")") }
-        catch { print("TRACE refused: \(error) dupEnv=\(firstDuplicateKey(in: bytes) ?? "-") dupPayload=\(SigningFixture.payload(of: bytes).flatMap { firstDuplicateKey(in: $0) } ?? "-")") }
-    }
     guard let opened = try? SigningFixture.policy.open(bytes, source: "fuzz", now: SigningFixture.now) else { return 0 }
     fuzzCheck(opened.isSigned, "accepted an unsigned manifest with a trusted key")
     fuzzCheck(opened.signedBy == [SigningFixture.key.id], "accepted signers \(opened.signedBy)")
