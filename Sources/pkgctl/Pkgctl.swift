@@ -14,4 +14,25 @@ struct Pkgctl: AsyncParsableCommand {
             ResolveCommand.self, ServeCommand.self, ConfigCommand.self,
         ]
     )
+
+    /// Runs the command; a refusal of the command line (unknown flag, missing or
+    /// out-of-range value) is one `pkgctl:` line and exit 64, like every other refusal,
+    /// instead of the argument parser's message and usage block.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asynchronous = command as? AsyncParsableCommand {
+                try await asynchronous.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            // An ExitCode was thrown after pkgctl reported the refusal itself.
+            guard !(error is ExitCode), exitCode(for: error).rawValue == ExitStatus.usage else { exit(withError: error) }
+            let message = Self.message(for: error).split(separator: "\n").first.map(String.init) ?? "bad usage"
+            let stripped = message.hasPrefix("Error: ") ? String(message.dropFirst("Error: ".count)) : message
+            Output.printError(stripped)
+            exit(withError: ExitCode(ExitStatus.usage))
+        }
+    }
 }

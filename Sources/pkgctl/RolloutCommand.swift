@@ -25,6 +25,12 @@ struct RolloutCommand: ParsableCommand {
 
     @OptionGroup var signing: SigningOptions
 
+    func validate() throws {
+        guard (0...100).contains(percent) else {
+            throw ValidationError("percent must be 0 to 100 (got \(DecimalText.tenths(percent, droppingZeroTenth: true)))")
+        }
+    }
+
     func run() throws {
         let entry = try reportingErrors {
             try Publisher(outputDirectory: out).setRollout(name: name, percent: percent, force: force,

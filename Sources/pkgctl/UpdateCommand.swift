@@ -119,11 +119,15 @@ struct UpdateCommand: AsyncParsableCommand {
         flags.set("update.max-size", maxSize)
         flags.set("update.max-ratio", maxRatio)
         flags.set("update.no-wait", noWait)
+        flags.set("update.json", json)
+        flags.set("update.quiet", quiet)
         return flags
     }
 
     func run() async throws {
         let layers = try await store.layers(flags: flags, json: json)
+        // A service may ask for JSON in its config file; a refusal of the settings is then JSON too.
+        let json = self.json || ((try? layers.boolean("update.json")) ?? nil) == true
         let (packageStore, settings, trust) = try reportingErrors(json: json) {
             let settings = try UpdateSettings(layers)
             let trust = TrustPolicy(trustedKeys: try settings.trustedKeys.map(TrustedKey.init(file:)),
@@ -144,6 +148,7 @@ struct UpdateCommand: AsyncParsableCommand {
             } ?? .immediate,
             deviceID: settings.deviceID, jitter: settings.jitter, maxManifestSize: settings.maxManifestSize,
             timeLimit: settings.deadline)
+        let quiet = settings.quiet
         let bar = (quiet || json || !Output.stderrIsTerminal) ? nil : ProgressBar()
         let report = try reportingErrors(json: json) {
             try updater.run(

@@ -21,17 +21,26 @@ extension PackageStore {
         return (active, previous)
     }
 
-    /// Removes, for every package, retained versions beyond the `keep` most
-    /// recently installed, with their overlay; the active version and the
-    /// version a pending trial would go back to always stay. Returns what was removed.
+    /// Removes, for every package, the versions older than the `keep` most recently
+    /// installed good ones, with their overlay: a held version (rolled back, or failed
+    /// its health check) that is not active is known bad and does not count, so it
+    /// never costs a good fallback. The active version and the version a pending trial
+    /// would go back to always stay. Returns what was removed.
     @discardableResult
     public func collectGarbage(keep: Int) throws -> [(name: String, version: String)] {
         guard keep >= 1 else { throw PkgError(.invalidArgument, "keep must be at least 1 (got \(keep))") }
         var removed: [(String, String)] = []
         for name in try packageNames() {
-            let protected = [activeVersion(of: name), try trial(of: name)?.previous]
+            let held = Set(try heldVersions(of: name))
+            let active = activeVersion(of: name)
             let retained = try retainedVersions(of: name).map(\.entry.version)
-            for version in retained.dropLast(keep) where !protected.contains(version) {
+            var kept = Set([active, try trial(of: name)?.previous].compactMap { $0 })
+            var good = 0
+            for version in retained.reversed() where good < keep {
+                kept.insert(version)
+                if !held.contains(version) || version == active { good += 1 }
+            }
+            for version in retained where !kept.contains(version) {
                 // The record goes first and durably: a version without one is never used,
                 // so a power cut at any point below cannot bring this version back.
                 unlink(layout.recordFile(name, version))

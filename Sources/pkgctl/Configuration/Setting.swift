@@ -60,6 +60,8 @@ struct Setting: Sendable {
         Setting(key: "update.max-size", kind: .integer, defaultText: "\(ExtractionLimits().maxTotalUncompressedSize)"),
         Setting(key: "update.max-ratio", kind: .number, defaultText: "\(Int(ExtractionLimits().maxCompressionRatio))"),
         Setting(key: "update.no-wait", kind: .boolean, defaultText: "false"),
+        Setting(key: "update.json", kind: .boolean, defaultText: "false"),
+        Setting(key: "update.quiet", kind: .boolean, defaultText: "false"),
         Setting(key: "serve.bind", kind: .string, defaultText: ServeSettings.Defaults.bind),
         Setting(key: "serve.port", kind: .integer, defaultText: "\(ServeSettings.Defaults.port)"),
         Setting(key: "serve.default-host", kind: .string, defaultText: "the only package's first route"),

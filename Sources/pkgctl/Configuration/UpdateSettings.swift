@@ -21,6 +21,8 @@ struct UpdateSettings {
     var attempts: Int
     var limits: ExtractionLimits
     var noWait: Bool
+    var json: Bool
+    var quiet: Bool
 
     /// The values used when no layer sets them; the help texts and `pkgctl config` show these.
     enum Defaults {
@@ -69,6 +71,8 @@ struct UpdateSettings {
                                   maxTotalUncompressedSize: UInt64(max(maxSize, 0)),
                                   maxCompressionRatio: try layers.number("update.max-ratio") ?? defaults.maxCompressionRatio)
         noWait = try layers.boolean("update.no-wait") ?? false
+        json = try layers.boolean("update.json") ?? false
+        quiet = try layers.boolean("update.quiet") ?? false
 
         guard keep >= 1 else { throw layers.invalid("update.keep", "must be at least 1") }
         guard attempts >= 1 else { throw layers.invalid("update.attempts", "must be at least 1") }

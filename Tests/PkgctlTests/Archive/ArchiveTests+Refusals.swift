@@ -3,20 +3,26 @@ import Foundation
 import Testing
 @testable import PkgCore
 
-/// Bundles inspect() must refuse before anything is written.
+/// Bundles the store must refuse before anything is written.
 extension ArchiveTests {
-    /// Builds an archive with `build`, inspects it and checks the refusal:
-    /// its code, a one-line message naming the entry and the reason, and
-    /// that nothing at all was written, inside the target or outside it.
+    /// Builds an archive with `build`, installs it into a store (the path that writes:
+    /// inspect, then extract into staging, then rename) and checks the refusal: its
+    /// code, a one-line message naming the entry and the reason, and that nothing at
+    /// all was written: no version directory, record or staging leftover in the store,
+    /// and nothing outside it.
     func expectRefusal(code: PkgError.Code, entry: String?, reason: String,
                        limits: ExtractionLimits = ExtractionLimits(),
                        sourceLocation: SourceLocation = #_sourceLocation,
                        _ build: (String) throws -> Void) throws {
         let sandbox = try ArchiveSandbox()
         try build(sandbox.archivePath)
-        let extractor = BundleExtractor(archivePath: sandbox.archivePath, label: Self.label, limits: limits)
+        let store = PackageStore(root: sandbox.out)
+        let name = Self.label.split(separator: " ").first.map(String.init) ?? "demo"
+        let version = Self.label.split(separator: " ").last.map(String.init) ?? "1.0.0"
+        let bundle = ManifestEntry(name: name, version: version, url: "bundle.zip",
+                                   sha256: String(repeating: "0", count: 64), size: 0)
         let error = try #require(throws: PkgError.self, sourceLocation: sourceLocation) {
-            try extractor.inspect()
+            try store.install(bundle, archive: sandbox.archivePath, limits: limits)
         }
         #expect(error.code == code, sourceLocation: sourceLocation)
         #expect(error.message.hasPrefix("\(Self.label): "), sourceLocation: sourceLocation)
@@ -25,7 +31,9 @@ extension ArchiveTests {
         }
         #expect(error.message.contains(reason), "\(error.message)", sourceLocation: sourceLocation)
         #expect(!error.message.contains("\n"), sourceLocation: sourceLocation)
-        #expect(sandbox.tree(sandbox.out) == [], sourceLocation: sourceLocation)
+        #expect(!FileSystem.exists(store.layout.packageDirectory(name)), sourceLocation: sourceLocation)
+        #expect(!FileSystem.exists(store.layout.recordDirectory(name)), sourceLocation: sourceLocation)
+        #expect((try? FileSystem.contents(of: store.layout.staging)) == [], sourceLocation: sourceLocation)
         #expect(sandbox.strayPaths() == [], sourceLocation: sourceLocation)
     }
 

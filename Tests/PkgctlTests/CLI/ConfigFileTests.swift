@@ -38,6 +38,58 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: root + "/packages/demo/1.0.0"))
     }
 
+    /// A service sets `--quiet` or `--json` where it sets everything else (README: "every
+    /// option of update can come from the config file or the environment").
+    @Test func quietAndJSONComeFromTheConfigFileOrTheEnvironment() throws {
+        try BundleFixtures.publishDemo(["1.0.0"], into: origin)
+        try writeConfig(#"{"root": "\#(root)", "update": {"manifest": "\#(manifestURL)", "quiet": true}}"#)
+        let quiet = try PkgctlProcess.run(["update", "--config", config])
+        #expect(quiet.status == 0, "\(quiet.stderr)")
+        #expect(quiet.stdout.isEmpty && quiet.stderr.isEmpty, "\(quiet.stdout)\(quiet.stderr)")
+        #expect(PackageStore(root: root).activeVersion(of: "demo") == "1.0.0")
+
+        try BundleFixtures.publishDemo(["1.1.0"], into: origin)
+        try writeConfig(#"{"root": "\#(root)", "update": {"manifest": "\#(manifestURL)", "json": true}}"#)
+        let json = try PkgctlProcess.run(["update", "--config", config])
+        #expect(json.status == 0, "\(json.stderr)")
+        let report = try JSONDecoder().decode(UpdateReport.self, from: Data(json.stdout.utf8))
+        #expect(report.packages.map(\.action) == [.upgraded])
+
+        try writeConfig(#"{"root": "\#(root)", "update": {"manifest": "\#(manifestURL)"}}"#)
+        let environment = try PkgctlProcess.run(["update", "--config", config], environment: ["PKGCTL_UPDATE_QUIET": "true"])
+        #expect(environment.status == 0)
+        #expect(environment.stdout.isEmpty, "\(environment.stdout)")
+        // A bad config value is then reported as JSON too, as --json would.
+        try writeConfig(#"{"root": "\#(root)", "update": {"manifest": "\#(manifestURL)", "json": true, "keep": 0}}"#)
+        let refused = try PkgctlProcess.run(["update", "--config", config])
+        #expect(refused.status == 78)
+        let failure = try #require(try JSONSerialization.jsonObject(with: Data(refused.stdout.utf8)) as? [String: String])
+        #expect(failure["errorCode"] == "invalidConfiguration")
+    }
+
+    /// One style for every refusal of the command line: one `pkgctl:` line and exit 64,
+    /// whether the argument parser or pkgctl's own range check refuses.
+    @Test(arguments: [
+        (["gc", "--keep", "0"], "pkgctl: --keep must be at least 1\n"),
+        (["pack", "SRC", "--name", "demo", "--version", "1", "--out", "OUT", "--rollout", "101"],
+         "pkgctl: --rollout must be 0 to 100 (got 101.0)\n"),
+        (["sign", "manifest.json", "--key", "k.key", "--expires-in", "0"], "pkgctl: --expires-in must be at least 1 day\n"),
+        (["rollout", "OUT", "demo", "101"], "pkgctl: percent must be 0 to 100 (got 101)\n"),
+        (["update", "--manifest", "file:///x", "--jitter=-1"], "pkgctl: --jitter must be 0 to 86400 seconds\n"),
+        (["update", "--manifest", "file:///x", "--keep", "0"], "pkgctl: --keep must be at least 1\n"),
+        (["update", "--jitter", "-1"], "pkgctl: Missing value for '--jitter <seconds>'\n"),
+        (["update", "--no-such-flag"], "pkgctl: Unknown option '--no-such-flag'\n"),
+        (["no-such-command"], nil),
+    ] as [([String], String?)])
+    func everyRefusalOfTheCommandLineIsOneLineAndExit64(arguments: [String], message: String?) throws {
+        let result = try PkgctlProcess.run(arguments, environment: ["PKGCTL_ROOT": root])
+        #expect(result.status == 64, "\(arguments): \(result.stderr)")
+        #expect(result.stderr.hasPrefix("pkgctl: "), "\(arguments): \(result.stderr)")
+        #expect(result.stderr.filter { $0 == "\n" }.count == 1, "\(arguments): \(result.stderr)")
+        if let message { #expect(result.stderr == message, "\(arguments)") }
+        #expect(!FileManager.default.fileExists(atPath: root), "nothing was created")
+    }
+
     @Test func flagsOverrideTheEnvironmentWhichOverridesTheFile() throws {
         try BundleFixtures.publishDemo(["1.0.0"], into: origin)
         let elsewhere = temp.path + "/elsewhere", third = temp.path + "/third"

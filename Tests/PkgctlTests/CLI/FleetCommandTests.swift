@@ -88,7 +88,11 @@ import Testing
         let started = ContinuousClock.now
         #expect(try update("d1", ["--jitter", "0.5"]).status == 0)
         #expect(ContinuousClock.now - started < .seconds(10))
-        #expect(try run(["update", "--root", temp.path + "/d2", "--manifest", manifestURL, "--jitter", "-1"]).status != 0)
+        // "--jitter -1" would read -1 as a flag; "=" reaches the range check.
+        let negative = try run(["update", "--root", temp.path + "/d2", "--manifest", manifestURL, "--jitter=-1"])
+        #expect(negative.status == 64)
+        #expect(negative.stderr == "pkgctl: --jitter must be 0 to 86400 seconds\n", "\(negative.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: temp.path + "/d2/packages"), "refused before the store is touched")
     }
 
     @Test func theDefaultDeviceIDIsKeptInTheStore() throws {

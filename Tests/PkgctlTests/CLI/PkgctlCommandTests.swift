@@ -84,8 +84,8 @@ import Testing
         #expect(missing.stderr.contains("nope.json"))
 
         let keep = try PkgctlProcess.run(["gc", "--root", root, "--keep", "0"])
-        #expect(keep.status != 0)
-        #expect(keep.stderr.contains("--keep must be at least 1"))
+        #expect(keep.status == 64)
+        #expect(keep.stderr == "pkgctl: --keep must be at least 1\n", "\(keep.stderr)")
     }
 
     @Test func jsonFailuresCarryAStableErrorCode() throws {

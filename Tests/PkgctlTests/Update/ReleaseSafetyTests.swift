@@ -197,6 +197,28 @@ import Testing
 
     // MARK: - Re-published versions
 
+    /// A version that failed its health check is held: it must not push the good
+    /// fallback out of the `keep` versions gc leaves.
+    @Test func aHeldBadVersionDoesNotCostAGoodFallback() throws {
+        try installBoth()
+        let source = temp.path + "/v2"
+        try BundleFixtures.makeTree(at: source, files: 3, size: 100)
+        try Publisher(outputDirectory: originRoot).publish(source: source, name: "demo", version: "2.0.0",
+                                                           routes: ["www.example.com/app"])
+        let check = HealthCheck(command: "test \"$PKGCTL_VERSION\" != 2.0.0", timeout: 10)
+        var failing = updater(activation: .healthCheck(check))
+        failing.keep = 2
+        let report = try failing.run()
+        #expect(report.packages.map(\.action) == [.rolledBack])
+        #expect(store.activeVersion(of: "demo") == "1.1.0")
+        #expect(try store.heldVersions(of: "demo") == ["2.0.0"])
+        #expect(report.removed.isEmpty, "1.0.0, the good fallback, stays: \(report.removed)")
+        #expect(try store.retainedVersions(of: "demo").map(\.entry.version) == ["1.0.0", "1.1.0", "2.0.0"])
+        // keep 1: the newest good version (the active 1.1.0) and the held one newer than it stay.
+        try store.locked { _ = try store.collectGarbage(keep: 1) }
+        #expect(try store.retainedVersions(of: "demo").map(\.entry.version) == ["1.1.0", "2.0.0"])
+    }
+
     @Test func aRepublishedInactiveVersionSurvivesAFailedDownloadOfItsReplacement() throws {
         try installBoth()
         let original = try #require(try store.record(of: "demo", version: "1.0.0"))
