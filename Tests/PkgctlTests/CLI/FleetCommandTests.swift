@@ -88,6 +88,25 @@ import Testing
         let started = ContinuousClock.now
         #expect(try update("d1", ["--jitter", "0.5"]).status == 0)
         #expect(ContinuousClock.now - started < .seconds(10))
+
+        // Before taking the lock: with the store locked, --no-wait exits 75 only after the
+        // random wait. Eight runs of --jitter 1 wait 4 s on average and less than 1 s in all
+        // with a probability of 1/8! (2.5e-5); the same runs with --jitter 0 time the rest.
+        let store = PackageStore(root: temp.path + "/d1")
+        func eightLockedRuns(jitter: String) throws -> Duration {
+            try store.locked {
+                let start = ContinuousClock.now
+                for _ in 0..<8 {
+                    let result = try update("d1", ["--jitter", jitter, "--no-wait"])
+                    #expect(result.status == 75, "\(result.stderr)")
+                }
+                return ContinuousClock.now - start
+            }
+        }
+        let without = try eightLockedRuns(jitter: "0")
+        let with = try eightLockedRuns(jitter: "1")
+        #expect(with - without > .seconds(1), "jitter 1: \(with), jitter 0: \(without)")
+        #expect(with - without < .seconds(8) + .seconds(5), "never more than 1 s each")
         // "--jitter -1" would read -1 as a flag; "=" reaches the range check.
         let negative = try run(["update", "--root", temp.path + "/d2", "--manifest", manifestURL, "--jitter=-1"])
         #expect(negative.status == 64)

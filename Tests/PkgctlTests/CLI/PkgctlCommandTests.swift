@@ -207,6 +207,9 @@ import Testing
         let publisher = Publisher(outputDirectory: origin)
         let entries = try [publisher.publish(source: v1, name: "app", version: "1"),
                            publisher.publish(source: v2, name: "app", version: "2")]
+        // Version 2's zip is gone from the origin: only a delta install (objects) can install it,
+        // so a silent fallback to the zip fails the runs below instead of passing.
+        try FileManager.default.removeItem(atPath: origin + "/" + entries[1].url)
         func publish(_ entry: ManifestEntry) throws {
             try FileSystem.writeAtomically(try Manifest(packages: [entry]).encoded(), to: origin + "/manifest.json")
         }

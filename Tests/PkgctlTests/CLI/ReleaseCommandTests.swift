@@ -74,7 +74,10 @@ import Testing
         // Not under a sanitizer: libfaketime's clock_gettime calls dlsym, which allocates,
         // and the sanitizer's allocator calls clock_gettime while holding its lock, so an
         // instrumented pkgctl deadlocks before main.
-        if !Sanitizer.isActive {
+        if Sanitizer.isActive {
+            print("skipped under a sanitizer: the expired-manifest check through faketime (an instrumented pkgctl "
+                  + "deadlocks under libfaketime)")
+        } else {
             let faketime = try PkgctlProcess.run(["update", "--root", root, "--manifest", manifestURL,
                                                   "--trusted-key", keys + "/release.pub"],
                                                  launcher: ["/usr/bin/faketime", "-f", "+40d"])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import PkgCore
 
 /// Runs the built `pkgctl` executable, which sits beside the test bundle.
 struct PkgctlProcess {
@@ -31,11 +32,21 @@ struct PkgctlProcess {
         return (process, out, err)
     }
 
-    /// Runs pkgctl to completion.
+    /// Runs pkgctl to completion. Both pipes are drained at once (stderr on a thread of
+    /// its own), so a child that fills one pipe's 64 KiB cannot block on it forever.
     static func run(_ arguments: [String], environment: [String: String] = [:], launcher: [String] = []) throws -> Result {
         let (process, out, err) = try start(arguments, environment: environment, launcher: launcher)
+        let stderrBytes = PosixMutex(Data())
+        let stderrDone = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            stderrBytes.withLock { $0 = data }
+            stderrDone.signal()
+        }
+        reader.start()
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        stderrDone.wait()
+        let stderr = stderrBytes.withLock { $0 }
         process.waitUntilExit()
         return Result(status: process.terminationStatus,
                       stdout: String(decoding: stdout, as: UTF8.self),
