@@ -45,6 +45,7 @@ import Testing
         let lower = try run(["rollout", origin, "demo", "10"])
         #expect(lower.status == 1)
         #expect(lower.stderr == "pkgctl: demo 2.0.0 is rolled out to 50 %; lowering it to 10 % needs force (pass --force)\n")
+        #expect(try run(["rollout", origin, "demo", "75"]).stdout == "demo 2.0.0: 75 % of devices\n")
         #expect(try run(["rollout", origin, "demo", "100"]).stdout == "demo 2.0.0: every device\n")
         #expect(try update(outside).stdout == "demo: 1.0.0 -> 2.0.0 (upgraded)\n")
 
@@ -81,6 +82,27 @@ import Testing
         let result = try update("any", ["--trusted-key", temp.path + "/keys/release.pub"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == "demo: installed 1.0.0\n")
+    }
+
+    /// README: revoking the version a rollout is bringing in sends the entry back to the
+    /// rollout's `previous`, and the devices that took it follow.
+    @Test func revokingARolloutGoesBackToItsPrevious() throws {
+        try pack("1.0.0", "1.0.0")
+        try pack("1.1.0", "2.0.0", ["--rollout", "100"])
+        #expect(try update("d1").stdout == "demo: installed 2.0.0\n")
+        try pack("1.0.0", "3.0.0", ["--rollout", "100", "--force"])
+        #expect(try run(["rollout", origin, "demo", "100"]).status == 0)
+        try pack("1.1.0", "4.0.0", ["--rollout", "10"])
+        let salt = try #require(try PublishedManifest.read(origin + "/manifest.json")?.manifest.packages.first?.rollout?.salt)
+        let early = try #require((0..<500).map { "e\($0)" }.first { Rollout.bucket(deviceID: $0, salt: salt) < 10 })
+        #expect(try update(early).stdout == "demo: installed 4.0.0\n")
+        let revoke = try run(["revoke", origin, "demo", "4.0.0"])
+        #expect(revoke.status == 0, "\(revoke.stderr)")
+        #expect(revoke.stdout == "demo: 4.0.0 revoked; the manifest names 3.0.0\n")
+        let manifest = try #require(try PublishedManifest.read(origin + "/manifest.json")?.manifest)
+        #expect(manifest.packages.first?.version == "3.0.0")
+        #expect(manifest.packages.first?.revoked == ["4.0.0"])
+        #expect(try update(early).stdout == "demo: 4.0.0 -> 3.0.0 (downgraded)\n")
     }
 
     @Test func jitterWaitsAtMostWhatItSays() throws {
