@@ -88,6 +88,27 @@ import Testing
         #expect(keep.stderr == "pkgctl: --keep must be at least 1\n", "\(keep.stderr)")
     }
 
+    /// README: keygen refuses when either file exists; status lists only packages with an
+    /// active version.
+    @Test func keygenRefusesEitherExistingFileAndStatusListsOnlyActivePackages() throws {
+        let keys = temp.path + "/keys"
+        #expect(try PkgctlProcess.run(["keygen", "--out", keys, "--name", "a"]).status == 0)
+        try FileManager.default.removeItem(atPath: keys + "/a.key")
+        let pubOnly = try PkgctlProcess.run(["keygen", "--out", keys, "--name", "a"])
+        #expect(pubOnly.status == 1)
+        #expect(pubOnly.stderr == "pkgctl: \(keys)/a.pub already exists; refusing to overwrite a key\n")
+        #expect(!FileManager.default.fileExists(atPath: keys + "/a.key"), "nothing half-made")
+
+        try BundleFixtures.publishDemo(["1.0.0"], into: origin)
+        #expect(try PkgctlProcess.run(["update", "--root", root, "--manifest", manifestURL]).status == 0)
+        #expect(try PkgctlProcess.run(["status", "--root", root]).stdout.hasPrefix("demo 1.0.0  "))
+        try FileManager.default.removeItem(atPath: root + "/packages/demo/current")
+        let status = try PkgctlProcess.run(["status", "--root", root, "--json"])
+        let listing = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
+        #expect((listing["packages"] as? [Any])?.isEmpty == true, "\(status.stdout)")
+        #expect(try PkgctlProcess.run(["status", "--root", root]).stdout == "no packages installed under \(root)\n")
+    }
+
     @Test func jsonFailuresCarryAStableErrorCode() throws {
         let missing = try PkgctlProcess.run(["update", "--root", root, "--manifest",
                                              "file://" + temp.path + "/nope.json", "--json"])
