@@ -62,7 +62,7 @@ public struct Downloader: Sendable {
         if let date = validators?.lastModified { conditions.append("If-Modified-Since: \(date)") }
         try easy.setHeaders(conditions)
 
-        return try withRetries(url) {
+        return try withRetries {
             var headers = ResponseHeaders()
             var body: [UInt8] = []
             var rejectedStatus: Int?
@@ -157,7 +157,7 @@ public struct Downloader: Sendable {
                                     resuming: resuming)
         var entity = HTTPValidators()
 
-        try withRetries(url) {
+        try withRetries {
             if compressed, sink.received == 0 {
                 try easy.set(CURLOPT_ACCEPT_ENCODING, "")
             } else {
@@ -248,11 +248,11 @@ public struct Downloader: Sendable {
         case throttled(PkgError, retryAfter: Double)
     }
 
-    /// Runs `attempt` (a transfer of `url`) until it succeeds, fails for good, or runs out
+    /// Runs `attempt` (one transfer) until it succeeds, fails for good, or runs out
     /// of attempts, sleeping the backoff delay between attempts. A final error after
     /// several attempts gets " (after N attempts)" appended to its message. A retry whose
     /// wait would end past the deadline is not made: the last error is thrown as it is.
-    func withRetries<Value>(_ url: String, _ attempt: () throws -> AttemptResult<Value>) throws -> Value {
+    func withRetries<Value>(_ attempt: () throws -> AttemptResult<Value>) throws -> Value {
         let policy = RetryPolicy(options)
         var number = 1
         func attemptsNote(_ error: any Error) -> any Error {
