@@ -115,6 +115,17 @@ final class NginxOrigin {
         return text.split(separator: "\n").map(String.init)
     }
 
+    /// The access log once every request answered so far is in it. nginx writes a line
+    /// just after it answers, so a client can be ahead of the log; this sends one more
+    /// request, a marker, and waits (bounded, 5 s) for its line, which comes after those
+    /// of every request answered before it. Marker lines are left out.
+    func settledAccessLog() -> [String] {
+        let marker = "/.pkgctl-settle-" + UUID().uuidString
+        _ = try? runCommand("/usr/bin/curl", ["-s", "-k", "-o", "/dev/null", baseURL + marker])
+        _ = eventually(seconds: 5) { accessLog().contains { $0.hasPrefix(marker + " ") } }
+        return accessLog().filter { !$0.hasPrefix("/.pkgctl-settle-") }
+    }
+
     /// Requests that reached the ``TruncatingOrigin`` behind `/cut-once/`.
     var truncatedRequestCount: Int { truncatingOrigin.requestCount }
 

@@ -41,8 +41,7 @@ import Testing
 
     /// Request paths nginx logged after `count` earlier lines.
     func requests(_ origin: NginxOrigin, after count: Int) -> [String] {
-        _ = eventually(seconds: 2) { false }  // nginx logs after answering; give it a moment
-        return origin.accessLog().dropFirst(count).map { String($0.split(separator: " ")[0]) }
+        origin.settledAccessLog().dropFirst(count).map { String($0.split(separator: " ")[0]) }
     }
 
     @Test func onlyChangedFilesAreFetchedAndUnchangedOnesShareTheirInode() throws {
@@ -54,7 +53,7 @@ import Testing
         #expect(first == ["/manifest.json", "/" + v1.url], "a first install takes the zip")
 
         let v2 = try publish(2)
-        let before = origin.accessLog().count
+        let before = origin.settledAccessLog().count
         let report = try updater(origin).run()
         #expect(report.packages.map(\.action) == [.upgraded])
         let fetched = requests(origin, after: before)
@@ -87,10 +86,10 @@ import Testing
         updater.transfer.caFile = origin.caFile
         #expect(try updater.run().succeeded)
         _ = try publish(2, changed: 6)
-        let before = origin.accessLog().count
+        let before = origin.settledAccessLog().count
         #expect(try updater.run().packages.map(\.action) == [.upgraded])
         _ = requests(origin, after: before)
-        let objectLines = origin.accessLog().dropFirst(before).filter { $0.hasPrefix("/objects/") }
+        let objectLines = origin.settledAccessLog().dropFirst(before).filter { $0.hasPrefix("/objects/") }
         #expect(objectLines.count == 6)
         let connections = Set(objectLines.map { $0.split(separator: " ").last.map(String.init) ?? "" })
         #expect(connections.count == 1, "six objects multiplexed on one HTTP/2 connection: \(connections)")
@@ -103,7 +102,7 @@ import Testing
         defer { origin.stop() }
         #expect(try updater(origin).run().succeeded)
         let v2 = try publish(2, changed: 24)
-        let before = origin.accessLog().count
+        let before = origin.settledAccessLog().count
         #expect(try updater(origin).run().succeeded)
         let fetched = requests(origin, after: before)
         #expect(fetched.contains("/" + v2.url), "\(fetched)")
@@ -120,7 +119,7 @@ import Testing
         let saved = try #require(try FileSystem.read(object))
 
         try FileManager.default.removeItem(atPath: object)
-        let before = origin.accessLog().count
+        let before = origin.settledAccessLog().count
         #expect(try updater(origin).run().succeeded)
         #expect(requests(origin, after: before).contains("/" + v2.url), "404 for an object: the zip instead")
         #expect(store.activeVersion(of: "app") == "2.0")
@@ -156,16 +155,16 @@ import Testing
         #expect(try FileSystem.contents(of: store.layout.objects).count == 3, "verified objects wait for the next run")
 
         try FileSystem.writeAtomically(good, to: lastPath)
-        let before = origin.accessLog().count
+        let before = origin.settledAccessLog().count
         #expect(try updater(origin).run().succeeded)
         let objects = requests(origin, after: before).filter { $0.hasPrefix("/objects/") }
         #expect(objects == ["/" + PublishedFileIndex.objectPath(last)], "only the object not yet verified")
         // A fresh delta of several objects fetches them in parallel, on kept-alive connections.
         _ = try publish(3, changed: 4)
-        let start = origin.accessLog().count
+        let start = origin.settledAccessLog().count
         #expect(try updater(origin).run().succeeded)
         _ = requests(origin, after: start)
-        let objectLines = origin.accessLog().dropFirst(start).filter { $0.hasPrefix("/objects/") }
+        let objectLines = origin.settledAccessLog().dropFirst(start).filter { $0.hasPrefix("/objects/") }
         #expect(objectLines.count == 4)
         #expect(Set(objectLines.map { $0.split(separator: " ").last.map(String.init) ?? "" }).count <= DeltaInstall.parallelObjects)
         #expect(try store.verify("app").allSatisfy(\.isIntact))
@@ -183,10 +182,10 @@ import Testing
         // What a killed run had received of it.
         try FileSystem.makeDirectories(store.layout.objects)
         try FileSystem.writeAtomically(Array(bytes.prefix(1000)), to: store.layout.objects + "/" + FileSystem.temporaryPrefix + sha)
-        let before = origin.accessLog().count
+        let before = origin.settledAccessLog().count
         #expect(try updater(origin).run().succeeded)
         _ = requests(origin, after: before)
-        let line = try #require(origin.accessLog().dropFirst(before).first { $0.hasPrefix("/" + PublishedFileIndex.objectPath(sha)) })
+        let line = try #require(origin.settledAccessLog().dropFirst(before).first { $0.hasPrefix("/" + PublishedFileIndex.objectPath(sha)) })
         #expect(line.contains(" 206 \"bytes=1000-\" \(bytes.count - 1000) "), "\(line)")
         #expect(try store.verify("app").allSatisfy(\.isIntact))
         #expect(try FileSystem.contents(of: store.layout.objects).isEmpty)

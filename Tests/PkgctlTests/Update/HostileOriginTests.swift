@@ -197,6 +197,6 @@ import Testing
         #expect(report.manifest == .fetched, "\(origin.accessLog())")
         #expect(report.packages.first?.action == .upgraded)
         #expect(store.activeVersion(of: "demo") == "1.1.0")
-        #expect(origin.accessLog().filter { $0.hasPrefix("/manifest.json 304") }.isEmpty, "\(origin.accessLog())")
+        #expect(origin.settledAccessLog().filter { $0.hasPrefix("/manifest.json 304") }.isEmpty, "\(origin.accessLog())")
     }
 }
