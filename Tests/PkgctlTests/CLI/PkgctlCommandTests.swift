@@ -167,12 +167,11 @@ import Testing
 
         let (waiting, out, err) = try PkgctlProcess.start(["update", "--root", root, "--manifest", manifestURL])
         let deadline = Date().addingTimeInterval(10)
-        var sawWaiting = false
-        while !sawWaiting, Date() < deadline {
-            sawWaiting = try hasPrinted(err, "waiting for another pkgctl")
-            if !sawWaiting { Thread.sleep(forTimeInterval: 0.02) }
+        var printed = ""  // kept across reads: the line may come in pieces
+        while !printed.contains("waiting for another pkgctl"), Date() < deadline {
+            printed += newOutput(err, waitingMilliseconds: 20)
         }
-        #expect(sawWaiting)
+        #expect(printed.contains("waiting for another pkgctl"), "\(printed)")
         #expect(waiting.isRunning)
         #expect(PackageStore(root: root).activeVersion(of: "demo") == nil)
         lock = nil
@@ -279,10 +278,11 @@ import Testing
         return killedMidway
     }
 
-    private func hasPrinted(_ pipe: Pipe, _ text: String) throws -> Bool {
+    /// What `pipe` carries now, waiting up to `waitingMilliseconds` for it; "" when nothing came.
+    private func newOutput(_ pipe: Pipe, waitingMilliseconds: Int32) -> String {
         let handle = pipe.fileHandleForReading
         var pollfd = pollfd(fd: handle.fileDescriptor, events: Int16(POLLIN), revents: 0)
-        guard poll(&pollfd, 1, 0) > 0 else { return false }
-        return String(decoding: handle.availableData, as: UTF8.self).contains(text)
+        guard poll(&pollfd, 1, waitingMilliseconds) > 0 else { return "" }
+        return String(decoding: handle.availableData, as: UTF8.self)
     }
 }

@@ -285,14 +285,14 @@ import Testing
 
     @Test func aStalledClientDoesNotBlockOthers() throws {
         try withServer { (port: Int) throws in
-            let stalled = Thread {
-                _ = try? HTTPExchange.raw(Array("GET /app/ HTTP/1.1\r\nHost: x\r\n".utf8), port: port, timeout: 3)
-            }
-            stalled.start()
-            Thread.sleep(forTimeInterval: 0.2)
+            // Connected and half a request sent before the other client starts, on this thread:
+            // the stall is in place when the second request is made.
+            let stalled = try RawConnection(port: port, timeout: 3)
+            #expect(stalled.send(Array("GET /app/ HTTP/1.1\r\nHost: x\r\n".utf8)))
             let started = Date()
             #expect(try HTTPExchange.curl("http://127.0.0.1:\(port)/app/").status == 200)
             #expect(Date().timeIntervalSince(started) < 2)
+            withExtendedLifetime(stalled) {}
         }
     }
 }
