@@ -140,9 +140,13 @@ import Testing
         try pack("1.0.0", "1.0.0")
         let root = temp.path + "/store"
         #expect(try run(["update", "--root", root, "--manifest", manifestURL]).status == 0)
-        let id = try PackageStore(root: root).deviceID()
-        #expect(UUID(uuidString: id) != nil)
-        #expect(try run(["update", "--root", root, "--manifest", manifestURL]).status == 0)
+        // Made by that run (reading it through PackageStore.deviceID() would make one too).
+        let file = root + "/state/device-id"
+        let id = try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(UUID(uuidString: id) != nil, "\(id)")
         #expect(try PackageStore(root: root).deviceID() == id)
+        #expect(try run(["update", "--root", root, "--manifest", manifestURL]).status == 0)
+        #expect(try PackageStore(root: root).deviceID() == id, "kept across runs")
+        #expect(try PackageStore(root: temp.path + "/other").deviceID() != id, "each store its own")
     }
 }

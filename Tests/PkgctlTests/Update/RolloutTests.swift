@@ -180,13 +180,5 @@ import Testing
         try Publisher(outputDirectory: originRoot).revoke(name: "demo", version: "2.0.0")
         #expect(try PublishedManifest.read(path)?.manifest.packages.first?.version == "1.0.0")
         #expect(try PublishedManifest.read(path)?.manifest.schemaVersion == 2, "the revocation is kept")
-    }
-
-    @Test func theDeviceIDIsMadeOnceAndKept() throws {
-        let store = PackageStore(root: temp.path + "/store")
-        let id = try store.deviceID()
-        #expect(UUID(uuidString: id) != nil)
-        #expect(try store.deviceID() == id)
-        #expect(try PackageStore(root: temp.path + "/other").deviceID() != id)
-    }
+    }}
 }
