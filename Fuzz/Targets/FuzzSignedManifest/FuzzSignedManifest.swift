@@ -1,7 +1,6 @@
 import FuzzSupport
 import FoundationEssentials
 import PkgCore
-import Glibc
 
 /// Signed manifests (DSSE envelopes) through `TrustPolicy.open` with one trusted key,
 /// whose signed seeds (Fuzz/corpus/signed-manifest) the fuzzer mutates. An accepted
@@ -44,29 +43,13 @@ enum SigningFixture {
     /// A moment within the seeds' validity (they were signed to expire in 2036).
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-    static let key: TrustedKey = {
-        var template = Array("/tmp/pkgctl-fuzz-key.XXXXXX".utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        let path = String(cString: template)
-        defer { unlink(path) }
-        let pem = Array(publicKeyPEM.utf8)
-        guard fd >= 0, pem.withUnsafeBytes({ write(fd, $0.baseAddress, $0.count) }) == pem.count else {
-            fatalError("cannot write \(path)")
-        }
-        close(fd)
-        do { return try TrustedKey(file: path) } catch { fatalError("trusted key: \(error)") }
-    }()
+    static let key = fuzzTrustedKey(pem: publicKeyPEM)
 
     static let policy = TrustPolicy(trustedKeys: [key])
 
     /// The payload bytes of an envelope, read with `JSONDecoder` and `Data(base64Encoded:)`
     /// (an accepted envelope has one `payload`, so every reader sees the same one).
-    static func payload(of envelope: [UInt8]) -> [UInt8]? {
-        struct Envelope: Decodable { var payload: String }
-        guard let text = try? JSONDecoder().decode(Envelope.self, from: Data(envelope)).payload,
-              let bytes = Data(base64Encoded: text) else { return nil }
-        return Array(bytes)
-    }
+    static func payload(of envelope: [UInt8]) -> [UInt8]? { FuzzEnvelope.read(envelope)?.payloadBytes }
 }
 
 @main

@@ -180,5 +180,5 @@ import Testing
         try Publisher(outputDirectory: originRoot).revoke(name: "demo", version: "2.0.0")
         #expect(try PublishedManifest.read(path)?.manifest.packages.first?.version == "1.0.0")
         #expect(try PublishedManifest.read(path)?.manifest.schemaVersion == 2, "the revocation is kept")
-    }}
+    }
 }
