@@ -187,19 +187,6 @@ import Testing
         }
     }
 
-    @Test func pipelinedRequestsAreAnsweredInOrder() throws {
-        try withServer { port in
-            let requests = ["index.html", "css/style.css", "js/app.js"].enumerated().map { index, path in
-                "GET /app/\(path) HTTP/1.1\r\nHost: x\r\n" + (index == 2 ? "Connection: close\r\n" : "") + "\r\n"
-            }.joined()
-            let answer = try HTTPExchange.raw(Array(requests.utf8), port: port)
-            let types = answer.components(separatedBy: "\r\n").filter { $0.lowercased().hasPrefix("content-type:") }
-            #expect(types == ["Content-Type: text/html; charset=utf-8", "Content-Type: text/css; charset=utf-8",
-                              "Content-Type: text/javascript; charset=utf-8"])
-            #expect(answer.components(separatedBy: "HTTP/1.1 200 OK").count == 4)
-        }
-    }
-
     @Test func anInstalledUpdateIsServedByTheNextRequest() throws {
         try withServer { port in
             let url = "http://127.0.0.1:\(port)/app/css/style.css"
