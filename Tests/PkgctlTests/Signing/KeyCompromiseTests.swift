@@ -4,20 +4,22 @@ import Testing
 
 /// What a stolen or rogue key, and an origin that rewrites signed files, can
 /// and cannot do (TUF §1.5.2, §5.3.11): keys made by the test, manifests read
-/// by `Updater` from a file:// origin.
+/// by `Updater` over HTTP from an origin on 127.0.0.1 serving what the test writes.
 @Suite struct KeyCompromiseTests {
     let temp: TemporaryDirectory
     let originRoot: String
     let store: PackageStore
     let fixtures: SigningFixtures
+    let origin: HostileOrigin
     var manifestPath: String { originRoot + "/manifest.json" }
-    var manifestURL: String { "file://" + manifestPath }
+    var manifestURL: String { origin.baseURL + "/manifest.json" }
 
     init() throws {
         temp = try TemporaryDirectory()
         originRoot = temp.path + "/origin"
         store = PackageStore(root: temp.path + "/store")
         fixtures = SigningFixtures(in: temp.path)
+        origin = try HostileOrigin(root: originRoot)
     }
 
     func run(trusting keys: [String], threshold: Int = 1) throws -> UpdateReport {
@@ -192,7 +194,7 @@ import Testing
         #expect(store.activeVersion(of: "demo") == "1.0.0")
 
         // A day later the manifest is good for a year, but the timestamp has run out...
-        expectRefused(at: 2 * day, "timestamp file://\(originRoot)/timestamp.json expired at ")
+        expectRefused(at: 2 * day, "timestamp \(origin.baseURL)/timestamp.json expired at ")
         // ...until the online key renews it, with the content key still offline.
         try online.write(in: originRoot, now: Date().addingTimeInterval(2 * day))
         #expect(try run(at: 2 * day).succeeded)
