@@ -28,7 +28,7 @@ package enum RequestPath {
                     let first = utf8.index(after: index)
                     guard first != utf8.endIndex else { throw refusal(raw, "has a malformed escape") }
                     let second = utf8.index(after: first)
-                    guard second != utf8.endIndex, let high = hexValue(utf8[first]), let low = hexValue(utf8[second]) else {
+                    guard second != utf8.endIndex, let high = hexDigitValue(utf8[first]), let low = hexDigitValue(utf8[second]) else {
                         throw refusal(raw, "has a malformed escape")
                     }
                     let value = high << 4 | low
@@ -111,16 +111,6 @@ package enum RequestPath {
 
     static func refusal(_ raw: Substring, _ reason: String) -> PkgError {
         PkgError(.invalidArgument, "refused path '\(String(raw).escapedForMessage)': \(reason)")
-    }
-
-    @inline(__always)
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 
     /// Whether `host` is safe as one directory name of the overlay:

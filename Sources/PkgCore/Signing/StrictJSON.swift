@@ -163,8 +163,8 @@ struct StrictJSON {
         guard position + 4 <= bytes.count else { throw Refusal(reason: "\(Self.place(path)): short \\u escape") }
         var value: UInt32 = 0
         for byte in bytes[position..<position + 4] {
-            guard let digit = Self.hexValue(byte) else { throw Refusal(reason: "\(Self.place(path)): bad \\u escape") }
-            value = value << 4 | digit
+            guard let digit = hexDigitValue(byte) else { throw Refusal(reason: "\(Self.place(path)): bad \\u escape") }
+            value = value << 4 | UInt32(digit)
         }
         position += 4
         return value
@@ -182,15 +182,6 @@ struct StrictJSON {
 
     private static func isDelimiter(_ byte: UInt8) -> Bool {
         [UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x09, 0x0A, 0x0D].contains(byte)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt32? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
-        default: nil
-        }
     }
 
     private static func place(_ path: String) -> String { path.isEmpty ? "top level" : path }
