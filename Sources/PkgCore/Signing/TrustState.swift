@@ -42,10 +42,10 @@ struct TrustState: Codable, Sendable, Hashable {
 
     /// Accepts a verified manifest when its sequence is not below the floor of any
     /// trusted key (and, when equal to one, its payload is that one's); records it
-    /// as the floor of each key that signed it.
-    static func accept(_ opened: OpenedManifest, source: String, trusting keyIDs: [String], layout: StoreLayout) throws {
+    /// as the floor of each key that signed it. `stored` is the state as ``load(_:)`` read it.
+    static func accept(_ opened: OpenedManifest, source: String, trusting keyIDs: [String], stored: TrustState?,
+                       layout: StoreLayout) throws {
         guard let sequence = opened.manifest.sequence, let expires = opened.manifest.expires else { return }
-        let stored = try load(layout)
         for floor in stored?.floors(trusting: keyIDs) ?? [] {
             if sequence < floor.sequence {
                 throw PkgError(.untrustedManifest,

@@ -23,10 +23,11 @@ struct ManifestCheck {
     /// Fetches and checks the manifest (and its timestamp) with `downloader`.
     func fetch(_ downloader: Downloader) throws -> Outcome {
         let timestamp = trust.requiresTimestamp ? try fetchTimestamp(downloader) : nil
-        let validators = try validators(current: timestamp)
+        let accepted = trust.requiresSignature ? try TrustState.load(store.layout) : nil
+        let validators = validators(current: timestamp, accepted: accepted)
         let fetched = try downloader.fetch(manifestURL, validators: validators, maxBytes: maxManifestSize)
         guard case .fetched(let body, let newValidators) = fetched else {
-            try checkNotModified(conditional: validators != nil)
+            try checkNotModified(conditional: validators != nil, accepted: accepted)
             return .notModified
         }
         let opened = try trust.open(body, source: manifestURL, now: clock())
@@ -37,7 +38,7 @@ struct ManifestCheck {
                            + "\(timestamp.manifestSHA256.prefix(12))…); the publisher must renew the timestamp after signing")
         }
         if trust.requiresSignature {
-            try TrustState.accept(opened, source: manifestURL, trusting: trust.keyIDs, layout: store.layout)
+            try TrustState.accept(opened, source: manifestURL, trusting: trust.keyIDs, stored: accepted, layout: store.layout)
         } else if FileSystem.exists(store.layout.trustState) {
             // A run that lost its --trusted-key (a cron line, a script) must not quietly stop verifying.
             throw PkgError(.untrustedManifest,
@@ -57,12 +58,12 @@ struct ManifestCheck {
     /// The last run's validators, when they may stand for the manifest: same
     /// URL, same trusted keys and threshold, and (with keys) an accepted manifest not yet
     /// expired, so an origin answering 304 forever cannot freeze a device; with a
-    /// `current` timestamp, only when it names the manifest accepted last.
-    private func validators(current timestamp: Timestamp?) throws -> HTTPValidators? {
+    /// `current` timestamp, only when it names the manifest `accepted` last.
+    private func validators(current timestamp: Timestamp?, accepted: TrustState?) -> HTTPValidators? {
         guard let previous = ManifestState.load(store.layout), previous.url == manifestURL,
               previous.trustedKeyIDs ?? [] == trust.keyIDs, previous.threshold ?? 1 == trust.threshold else { return nil }
         if trust.requiresSignature {
-            guard let accepted = try TrustState.load(store.layout),
+            guard let accepted,
                   clock().timeIntervalSince(accepted.expires) <= trust.clockSkew,
                   timestamp.map({ $0.manifestSHA256 == accepted.payloadSHA256 }) ?? true else { return nil }
         }
@@ -82,9 +83,8 @@ struct ManifestCheck {
     /// Refuses a 304 that cannot stand for the manifest: one answering a request that
     /// was not conditional, or (with keys) one while the accepted manifest has expired,
     /// so an origin answering 304 for ever cannot freeze a device past the expiry.
-    private func checkNotModified(conditional: Bool) throws {
-        if trust.requiresSignature, let accepted = try TrustState.load(store.layout),
-           clock().timeIntervalSince(accepted.expires) > trust.clockSkew {
+    private func checkNotModified(conditional: Bool, accepted: TrustState?) throws {
+        if let accepted, clock().timeIntervalSince(accepted.expires) > trust.clockSkew {
             throw PkgError(.untrustedManifest,
                            "manifest \(manifestURL): the origin answered 304 Not Modified, but the manifest this store "
                            + "accepted expired at \(TrustPolicy.format(accepted.expires)) (now \(TrustPolicy.format(clock()))); "
