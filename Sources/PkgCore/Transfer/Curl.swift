@@ -19,13 +19,16 @@ enum Curl {
         String(cString: curl_easy_strerror(code))
     }
 
-    /// One line for a failed transfer: libcurl's text for `code`, followed by the detail
-    /// from the handle's error buffer when that says more, e.g.
-    /// "Timeout was reached: Operation too slow. Less than 1 bytes/sec transferred the last 2 seconds".
+    /// One line for a failed transfer: libcurl's text for `code`, with the detail from the
+    /// handle's error buffer when that says more. A detail that already ends in the text
+    /// is the whole account ("Failed to connect to 127.0.0.1 port 8443 after 1001 ms:
+    /// Timeout was reached" says which step timed out); otherwise it follows the text
+    /// ("Timeout was reached: Operation too slow. Less than 1 bytes/sec ...").
     static func describe(_ code: CURLcode, detail: String) -> String {
         let text = text(of: code)
         let detail = String(Substring(detail).trimmingSpaces)
-        if detail.isEmpty || detail.contains(text) { return text }
+        if detail.isEmpty || detail == text { return text }
+        if detail.contains(text) { return detail }
         return "\(text): \(detail)"
     }
 }

@@ -232,9 +232,15 @@ public struct Updater: Sendable {
                 return
             }
             if let trial = try store.trial(of: entry.name) { try store.revert(trial) }
-            throw PkgError(.healthCheckFailed, "\(entry.name) \(entry.version): \(failure); switched back to "
-                           + "\(store.activeVersion(of: entry.name) ?? "no version") and held \(entry.version)")
+            throw PkgError(.healthCheckFailed, "\(entry.name) \(entry.version): \(failure); "
+                           + Self.reverted(to: store.activeVersion(of: entry.name), held: entry.version))
         }
+    }
+
+    /// What a revert did: switched back to `back`, or, for a first install, left no version active.
+    private static func reverted(to back: String?, held version: String) -> String {
+        back.map { "switched back to \($0) and held \(version)" }
+            ?? "no earlier version to switch back to, so none is active; held \(version)"
     }
 
     private func revertedOutcome(_ trial: ActivationTrial) -> UpdateReport.PackageOutcome {
@@ -242,7 +248,7 @@ public struct Updater: Sendable {
         return UpdateReport.PackageOutcome(
             name: trial.name, from: trial.version, to: back ?? "", action: .rolledBack,
             error: "\(trial.name) \(trial.version): health check did not finish (the run was stopped); "
-                + "switched back to \(back ?? "no version") and held \(trial.version)",
+                + Self.reverted(to: back, held: trial.version),
             errorCode: PkgError.Code.healthCheckFailed.description)
     }
 

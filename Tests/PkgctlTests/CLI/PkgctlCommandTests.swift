@@ -142,14 +142,13 @@ import Testing
         }
     }
 
-    @Test func packIsDeterministicAndUpdatesTheManifest() throws {
+    /// Byte-identical output is ArchiveTests.packingTwiceGivesIdenticalBytes; this is the command's manifest.
+    @Test func packListsTheZipInTheManifestOnceWhenRepacked() throws {
         let arguments = ["pack", BundleFixtures.demoSource("1.0.0"), "--name", "demo", "--version", "1.0.0",
                          "--out", origin, "--route", "www.example.com/app"]
         #expect(try PkgctlProcess.run(arguments).status == 0)
-        let first = try Data(contentsOf: URL(fileURLWithPath: origin + "/demo-1.0.0.zip"))
         #expect(try PkgctlProcess.run(arguments).status == 0)
-        let second = try Data(contentsOf: URL(fileURLWithPath: origin + "/demo-1.0.0.zip"))
-        #expect(first == second)
+        let first = try Data(contentsOf: URL(fileURLWithPath: origin + "/demo-1.0.0.zip"))
         let manifest = try Manifest.parse(Array(try Data(contentsOf: URL(fileURLWithPath: origin + "/manifest.json"))),
                                           source: "manifest.json")
         #expect(manifest.packages.count == 1)

@@ -17,7 +17,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("{", "m.json"),
+        ("{", "top level: The given data was not valid JSON"),
+        (#"{"schemaVersion": 1}"#, "packages: missing"),
         (#"{"schemaVersion": 3, "packages": []}"#, "schemaVersion 3 is not supported (expected 1 or 2)"),
         (#"{"schemaVersion": 1, "packages": [{"name": "demo"}]}"#, "version: missing"),
         (#"{"schemaVersion": 1, "packages": [{"name": "demo", "version": "1", "url": "u", "sha256": "x", "size": 1}]}"#,

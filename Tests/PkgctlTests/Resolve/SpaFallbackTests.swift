@@ -29,6 +29,12 @@ import Testing
             #expect(answer.response.header("Content-Type") == "text/html; charset=utf-8")
             #expect(answer.response.header("Content-Length") == String(Self.document.count))
             #expect(answer.source == .package(name: "shop", version: "1.0.0"))
+            #expect(answer.file?.relativePath == "index.html", "\(path)")
+            // The body streamed to the task is the fallback document itself.
+            let task = RecordingTask("app://shop.example.com" + path, accept: Self.navigation)
+            resolver.start(task)
+            #expect(task.wait(seconds: 10))
+            #expect(task.body == Self.document, "\(path)")
         }
         let head = try #require(try local("app://shop.example.com/app/settings/profile", accept: Self.navigation, method: "HEAD"))
         #expect(head.response.status == 200 && head.file == nil)

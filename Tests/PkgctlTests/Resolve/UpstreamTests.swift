@@ -95,13 +95,23 @@ import Testing
         try FileManager.default.removeItem(atPath: live)
     }
 
+    /// After `shutdown` a miss fails with its one terminal call, well before any transfer
+    /// timeout, and nothing reaches the origin; files of the package still answer.
     @Test func missesAfterShutdownFailAtOnce() throws {
         resolver.shutdown()
         let task = RecordingTask("app://www.example.com/app/remote.js")
+        let started = ContinuousClock.now
         resolver.start(task)
         #expect(task.wait(seconds: 2))
+        #expect(ContinuousClock.now - started < .seconds(1), "failed at once, not after a timeout")
         #expect(task.events.count == 1)
+        guard case .fail = task.events.first else {
+            Issue.record("a miss after shutdown must fail, got \(task.events)")
+            return
+        }
         #expect(resolver.upstreamTransfersInFlight == 0)
+        #expect(origin.requests(to: "/app/remote.js") == 0, "\(origin.accessLog())")
+        #expect(run("app://www.example.com/app/index.html").text == "local")
     }
 
     @Test func imagesAndOtherAreNotWrittenThrough() throws {

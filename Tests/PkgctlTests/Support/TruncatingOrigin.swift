@@ -119,7 +119,7 @@ final class TruncatingOrigin: Sendable {
 /// Loopback TCP helpers for the test origins.
 enum Loopback {
     /// A listening socket bound to 127.0.0.1 on a port the kernel picked, and that port.
-    static func listen() throws -> (descriptor: Int32, port: UInt16) {
+    static func listen(backlog: Int32 = 16) throws -> (descriptor: Int32, port: UInt16) {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { throw TestSupportError("socket: \(String(cString: strerror(errno)))") }
         var reuse: Int32 = 1
@@ -130,7 +130,7 @@ enum Loopback {
                 bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard bound == 0, Glibc.listen(descriptor, 16) == 0 else {
+        guard bound == 0, Glibc.listen(descriptor, backlog) == 0 else {
             let reason = String(cString: strerror(errno))
             close(descriptor)
             throw TestSupportError("bind/listen 127.0.0.1:0: \(reason)")
@@ -163,7 +163,7 @@ enum Loopback {
         }
     }
 
-    private static func loopbackAddress(port: UInt16) -> sockaddr_in {
+    static func loopbackAddress(port: UInt16) -> sockaddr_in {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian

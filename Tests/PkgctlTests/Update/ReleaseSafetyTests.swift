@@ -122,7 +122,7 @@ import Testing
     @Test func aFailedFirstInstallLeavesNothingActive() throws {
         try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)
         let report = try updater(activation: .healthCheck(HealthCheck(command: "false"))).run()
-        #expect(report.packages.first?.error == "demo 1.0.0: health check exited 1; switched back to no version and held 1.0.0")
+        #expect(report.packages.first?.error == "demo 1.0.0: health check exited 1; no earlier version to switch back to, so none is active; held 1.0.0")
         #expect(store.activeVersion(of: "demo") == nil)
         #expect(!FileSystem.exists(store.layout.currentLink("demo")))
     }
