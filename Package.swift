@@ -33,7 +33,7 @@ let package = Package(
         .target(name: "CSystemShims"),
         .target(
             name: "CCompression",
-            linkerSettings: [.linkedLibrary("z"), .linkedLibrary("brotlienc")]
+            linkerSettings: [.linkedLibrary("z"), .linkedLibrary("brotlienc"), .linkedLibrary("zstd")]
         ),
         .target(
             name: "PkgCore",

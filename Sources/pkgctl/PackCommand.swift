@@ -37,19 +37,27 @@ struct PackCommand: ParsableCommand {
         valueName: "file"))
     var spaFallback: String?
 
+    @Option(name: .customLong("delta-from"), help: ArgumentHelp(
+        "Write tree deltas to this version from the N newest earlier versions published in out-dir (0: none).",
+        valueName: "n"))
+    var deltaFrom: Int = 3
+
     @OptionGroup var signing: SigningOptions
 
     func validate() throws {
         if let rollout, !(0...100).contains(rollout) { throw ValidationError("--rollout must be 0 to 100 (got \(rollout))") }
+        guard (0...100).contains(deltaFrom) else { throw ValidationError("--delta-from must be 0 to 100") }
     }
 
     func run() throws {
         let entry = try reportingErrors {
             try Publisher(outputDirectory: out).publish(source: source, name: name, version: version, routes: routes,
                                                         rolloutPercent: rollout, force: force, precompress: precompress,
-                                                        spaFallback: spaFallback, signer: try signing.signer())
+                                                        spaFallback: spaFallback, deltaFrom: deltaFrom,
+                                                        signer: try signing.signer())
         }
         print("\(out)/\(entry.url)  \(entry.size) bytes  sha256 \(entry.sha256)")
+        for delta in entry.deltas { print("\(out)/\(delta.url)  \(delta.size) bytes  from \(delta.from)") }
         if precompress, let line = try reportingErrors({ try PrecompressionSummary(of: entry, in: out)?.line }) {
             print(line)
         }

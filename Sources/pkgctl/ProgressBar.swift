@@ -23,7 +23,7 @@ final class ProgressBar: Sendable {
             draw("\(name) \(version) [\(bar)] \(Int(fraction * 100))%")
         case .extracting(let name, let version):
             draw("\(name) \(version) extracting…")
-        case .finished:
+        case .finished, .fellBack:
             draw("")
         }
     }

@@ -154,7 +154,10 @@ struct UpdateCommand: AsyncParsableCommand {
             try updater.run(
                 wait: !settings.noWait,
                 onWait: { message in if !quiet { Output.printError(message) } },
-                progress: { event in bar?.handle(event) })
+                progress: { event in
+                    bar?.handle(event)  // clears the bar before a fallback's line
+                    if case .fellBack(_, _, let reason) = event, !quiet { Output.printError(reason) }
+                })
         }
         if json {
             try Output.printJSON(report)

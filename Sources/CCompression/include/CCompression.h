@@ -3,6 +3,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <zstd.h>
 
 /// Largest gzip output for `length` input bytes (0: too large).
 size_t pkg_gzip_bound(size_t length);

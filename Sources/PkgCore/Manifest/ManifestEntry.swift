@@ -24,6 +24,8 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
     /// file, so a single-page app's deep links work (as Workbox's
     /// `navigateFallback` or nginx's `try_files $uri /index.html`); nil: none.
     public var spaFallback: String?
+    /// Tree deltas to this version from earlier ones, for devices running one of them.
+    public var deltas: [DeltaReference] = []
 
     /// An entry; call ``validate(source:)`` before trusting it.
     public init(name: String, version: String, url: String, sha256: String, size: UInt64, routes: [String] = [],
@@ -39,7 +41,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, version, url, sha256, size, routes, rollout, revoked, index, spaFallback
+        case name, version, url, sha256, size, routes, rollout, revoked, index, spaFallback, deltas
     }
 
     /// Decodes an entry; `routes`, `rollout` and `revoked` may be absent and `size` must not be negative.
@@ -61,6 +63,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         revoked = try container.decodeIfPresent([String].self, forKey: .revoked) ?? []
         index = try container.decodeIfPresent(IndexReference.self, forKey: .index)
         spaFallback = try container.decodeIfPresent(String.self, forKey: .spaFallback)
+        deltas = try container.decodeIfPresent([DeltaReference].self, forKey: .deltas) ?? []
     }
 
     /// Encodes the entry, leaving out an absent rollout and an empty revocation list.
@@ -76,6 +79,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         if !revoked.isEmpty { try container.encode(revoked, forKey: .revoked) }
         try container.encodeIfPresent(index, forKey: .index)
         try container.encodeIfPresent(spaFallback, forKey: .spaFallback)
+        if !deltas.isEmpty { try container.encode(deltas, forKey: .deltas) }
     }
 
     /// Checks that name and version are safe directory names and the hash is SHA-256 hex.
@@ -110,6 +114,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
             }
             guard !index.url.isEmpty else { throw fail("index.url is empty") }
         }
+        for delta in deltas { try delta.validate(fail) }
     }
 
     /// The zip's absolute URL: `url` resolved against the manifest's URL.

@@ -47,6 +47,16 @@ public struct PublishedFileIndex: Codable, Sendable, Hashable {
         } catch let error as DecodingError {
             throw refuse(nil, error.oneLineDescription)
         }
+        try check(index, label: label, limits: limits)
+        return index
+    }
+
+    /// The rules ``parse(_:label:limits:)`` applies, for an index built another way
+    /// (from a tree delta). Errors name `label` and the path.
+    static func check(_ index: PublishedFileIndex, label: String, limits: ExtractionLimits) throws {
+        func refuse(_ path: String?, _ reason: String) -> PkgError {
+            PkgError(.unsafeEntry, "\(label): file index: " + (path.map { "'\($0.escapedForMessage)': " } ?? "") + reason)
+        }
         guard index.files.count <= limits.maxEntries else {
             throw refuse(nil, "\(index.files.count) files, more than the limit of \(limits.maxEntries)")
         }
@@ -77,6 +87,5 @@ public struct PublishedFileIndex: Codable, Sendable, Hashable {
         if let both = seen.first(where: directories.contains) {
             throw refuse(both, "is both a file and a directory")
         }
-        return index
     }
 }

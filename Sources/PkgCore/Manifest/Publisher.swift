@@ -30,11 +30,14 @@ public struct Publisher: Sendable {
     ///
     /// With `precompress`, text files also go into the bundle as `X.br` and `X.gz`
     /// (``Precompressor``). `spaFallback` names the bundle's document served for
-    /// navigations that match no file (``ManifestEntry/spaFallback``).
+    /// navigations that match no file (``ManifestEntry/spaFallback``). Tree deltas
+    /// from the `deltaFrom` newest earlier versions published here are written too
+    /// (``publishDeltas(to:name:version:from:)``).
     @discardableResult
     public func publish(source: String, name: String, version: String, routes: [String] = [],
                         rolloutPercent: Double? = nil, force: Bool = false, precompress: Bool = false,
-                        spaFallback: String? = nil, signer: ManifestSigner? = nil) throws -> ManifestEntry {
+                        spaFallback: String? = nil, deltaFrom: Int = 3,
+                        signer: ManifestSigner? = nil) throws -> ManifestEntry {
         try FileSystem.makeDirectories(outputDirectory)
         var manifest = try readManifest(signer: signer)
         let previous = manifest.packages.first { $0.name == name }
@@ -75,7 +78,9 @@ public struct Publisher: Sendable {
                                       sha256: digest.sha256, size: digest.size, routes: routes,
                                       revoked: previous?.revoked ?? [])
             entry.spaFallback = spaFallback
-            entry.index = try publishFiles(files, name: name, version: version)
+            let (index, reference) = try publishFiles(files, name: name, version: version)
+            entry.index = reference
+            entry.deltas = try publishDeltas(to: index, name: name, version: version, from: deltaFrom)
             if let rolloutPercent, rolloutPercent < 100 {
                 let sameVersion = previous?.version == version
                 let before = previous.flatMap { sameVersion ? $0.rollout?.previous : Release($0) }
@@ -144,8 +149,9 @@ public struct Publisher: Sendable {
     }
 
     /// Writes every file of the bundle as an object (once: objects are named by
-    /// content) and the version's index; returns the index's reference.
-    private func publishFiles(_ bundleFiles: [BundleFile], name: String, version: String) throws -> IndexReference {
+    /// content) and the version's index; returns the index and its reference.
+    private func publishFiles(_ bundleFiles: [BundleFile], name: String,
+                              version: String) throws -> (PublishedFileIndex, IndexReference) {
         var files: [PublishedFileIndex.File] = []
         for bundleFile in bundleFiles.sorted(by: { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }) {
             let file = bundleFile.path, path = bundleFile.name
@@ -165,10 +171,11 @@ public struct Publisher: Sendable {
         let relative = "index/\(name)-\(version).json"
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let bytes = Array(try encoder.encode(PublishedFileIndex(files: files)))
+        let index = PublishedFileIndex(files: files)
+        let bytes = Array(try encoder.encode(index))
         try FileSystem.makeDirectories(outputDirectory + "/index")
         try FileSystem.writeAtomically(bytes, to: outputDirectory + "/" + relative)
-        return IndexReference(url: relative, sha256: SHA256.hash(data: bytes).hexString, size: UInt64(bytes.count))
+        return (index, IndexReference(url: relative, sha256: SHA256.hash(data: bytes).hexString, size: UInt64(bytes.count)))
     }
 
     private var manifestPath: String { outputDirectory + "/manifest.json" }

@@ -14,6 +14,10 @@ public struct Release: Codable, Sendable, Hashable {
     public var routes: [String]
     /// The version's single-page-app fallback document, if any.
     public var spaFallback: String?
+    /// The version's per-file index, so devices given this release keep file deltas.
+    public var index: IndexReference?
+    /// The version's tree deltas, so devices given this release keep them.
+    public var deltas: [DeltaReference]?
 
     /// The release of a manifest entry.
     public init(_ entry: ManifestEntry) {
@@ -23,12 +27,16 @@ public struct Release: Codable, Sendable, Hashable {
         size = entry.size
         routes = entry.routes
         spaFallback = entry.spaFallback
+        index = entry.index
+        deltas = entry.deltas.isEmpty ? nil : entry.deltas
     }
 
     /// This release as a manifest entry of package `name` (no rollout, nothing revoked).
     public func entry(name: String) -> ManifestEntry {
         var entry = ManifestEntry(name: name, version: version, url: url, sha256: sha256, size: size, routes: routes)
         entry.spaFallback = spaFallback
+        entry.index = index
+        entry.deltas = deltas ?? []
         return entry
     }
 }

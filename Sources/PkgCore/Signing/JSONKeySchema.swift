@@ -16,13 +16,17 @@ indirect enum JSONKeySchema: Sendable {
     /// A signed manifest's payload (``Manifest`` and what it holds).
     static var manifest: JSONKeySchema {
         let index = JSONKeySchema.object(["url": .value, "sha256": .value, "size": .value])
+        let delta = JSONKeySchema.object([
+            "from": .value, "base": .value, "target": .value, "url": .value, "sha256": .value, "size": .value,
+        ])
         let release = JSONKeySchema.object([
             "version": .value, "url": .value, "sha256": .value, "size": .value, "routes": .value, "spaFallback": .value,
+            "index": index, "deltas": .array(delta),
         ])
         let rollout = JSONKeySchema.object(["percent": .value, "salt": .value, "previous": release])
         let entry = JSONKeySchema.object([
             "name": .value, "version": .value, "url": .value, "sha256": .value, "size": .value, "routes": .value,
-            "rollout": rollout, "revoked": .value, "index": index, "spaFallback": .value,
+            "rollout": rollout, "revoked": .value, "index": index, "spaFallback": .value, "deltas": .array(delta),
         ])
         return .object(["schemaVersion": .value, "packages": .array(entry), "sequence": .value, "expires": .value])
     }

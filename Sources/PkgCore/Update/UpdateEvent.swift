@@ -2,5 +2,7 @@
 public enum UpdateEvent: Sendable {
     case downloading(name: String, version: String, received: UInt64, total: UInt64)
     case extracting(name: String, version: String)
+    /// A cheaper way to install failed a check (a refused tree delta); the next way is used.
+    case fellBack(name: String, version: String, reason: String)
     case finished(UpdateReport.PackageOutcome)
 }

@@ -252,12 +252,23 @@ public struct Updater: Sendable {
             errorCode: PkgError.Code.healthCheckFailed.description)
     }
 
-    /// Downloads, verifies and installs one version (not yet active): file by
-    /// file when the origin publishes an index and that costs fewer bytes than
-    /// the zip, else the zip. An installed, inactive directory of the same
+    /// Downloads, verifies and installs one version (not yet active), the cheapest
+    /// way that works: the tree delta from the active version (one request), else
+    /// file by file when the origin publishes an index and that costs fewer bytes
+    /// than the zip, else the zip. An installed, inactive directory of the same
     /// version (re-published) is replaced only once the new one is whole.
     private func download(_ entry: ManifestEntry, downloader: Downloader,
                           progress: @escaping @Sendable (UpdateEvent) -> Void) throws {
+        let tree = TreeDeltaInstall(store: store, downloader: downloader, manifestURL: manifestURL, limits: limits)
+        do {
+            let installed = try tree.install(entry, replacing: true) { received, total in
+                progress(.downloading(name: entry.name, version: entry.version, received: received, total: total))
+            }
+            if installed != nil { return }
+        } catch let error as PkgError where error.code != .insufficientSpace && error.code != .deadlineExceeded {
+            progress(.fellBack(name: entry.name, version: entry.version,
+                               reason: error.message + "; installing without the delta"))
+        }
         if let reference = entry.index {
             let delta = DeltaInstall(store: store, downloader: downloader, manifestURL: manifestURL, limits: limits)
             let installed = try delta.install(entry, reference: reference, replacing: true) { received, total in

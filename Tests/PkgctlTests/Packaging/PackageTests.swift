@@ -119,7 +119,7 @@ struct PackageTests {
         #expect(fields.contains("Package: pkgctl\n") && fields.contains("Architecture: amd64\n"), "\(fields)")
         let depends = try #require(fields.split(separator: "\n").first { $0.hasPrefix("Depends: ") })
         // dpkg-shlibdeps gives each library's package with a minimum version.
-        for package in ["libcurl4 (>=", "libzip4 (>=", "libc6 (>=", "zlib1g (>=", "libbrotli1 (>=", "libstdc++6 (>=", "adduser"] {
+        for package in ["libcurl4 (>=", "libzip4 (>=", "libc6 (>=", "zlib1g (>=", "libbrotli1 (>=", "libzstd1 (>=", "libstdc++6 (>=", "adduser"] {
             #expect(depends.contains(package), "\(depends)")
         }
         #expect(!depends.lowercased().contains("swift"), "\(depends)")
