@@ -35,6 +35,7 @@ struct TreeDeltaInstall {
         let label = "\(entry.name) \(entry.version)"
         let url = try ManifestEntry.resolve(reference.url, relativeTo: manifestURL)
         try store.checkInstallable(entry, replacing: replacing)
+        try store.ensureRoom(forBytes: reference.size, purpose: "\(label): downloading \(url)")
         let bytes: [UInt8]
         do {
             bytes = try store.withStagingDirectory(prefix: "delta") { staging in
@@ -45,6 +46,8 @@ struct TreeDeltaInstall {
             }
         } catch let error as PkgError where error.isNotFound {
             return nil
+        } catch let error as PkgError {
+            throw error.with(message: "\(label): delta: \(error.message)")
         }
         let delta = try TreeDelta.parse(bytes, label: label)
         guard delta.header.base == reference.base, delta.header.target == reference.target else {

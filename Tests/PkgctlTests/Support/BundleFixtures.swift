@@ -15,12 +15,13 @@ enum BundleFixtures {
         repository + "/sample-bundles/demo/" + version
     }
 
-    /// Publishes the demo versions into `origin` (zips + manifest.json) and returns their entries.
+    /// Publishes the demo versions into `origin` (zips + manifest.json) and returns their entries;
+    /// with tree deltas from `deltaFrom` earlier versions (none by default: most tests are of the zip).
     @discardableResult
-    static func publishDemo(_ versions: [String], into origin: String) throws -> [ManifestEntry] {
+    static func publishDemo(_ versions: [String], into origin: String, deltaFrom: Int = 0) throws -> [ManifestEntry] {
         try versions.map {
             try Publisher(outputDirectory: origin).publish(
-                source: demoSource($0), name: "demo", version: $0, routes: ["www.example.com/app"])
+                source: demoSource($0), name: "demo", version: $0, routes: ["www.example.com/app"], deltaFrom: deltaFrom)
         }
     }
 

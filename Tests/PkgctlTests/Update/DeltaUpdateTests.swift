@@ -29,9 +29,10 @@ import Testing
         return source
     }
 
-    func publish(_ n: Int, changed: Int = 1) throws -> ManifestEntry {
+    /// Publishes version `n`; without tree deltas unless `deltaFrom` says, as these tests are of the per-file path.
+    func publish(_ n: Int, changed: Int = 1, deltaFrom: Int = 0) throws -> ManifestEntry {
         try Publisher(outputDirectory: originRoot).publish(source: try makeVersion(n, changed: changed), name: "app",
-                                                          version: "\(n).0")
+                                                          version: "\(n).0", deltaFrom: deltaFrom)
     }
 
     func updater(_ origin: NginxOrigin) -> Updater {

@@ -137,7 +137,7 @@ import Testing
         let evil = temp.path + "/evil"
         try FileManager.default.createDirectory(atPath: evil, withIntermediateDirectories: true)
         let entry = try Publisher(outputDirectory: originRoot).publish(
-            source: BundleFixtures.demoSource("1.1.0"), name: "demo", version: "2.0.0")
+            source: BundleFixtures.demoSource("1.1.0"), name: "demo", version: "2.0.0", deltaFrom: 0)
         try BundleFixtures.renameEntry(in: originRoot + "/" + entry.url, from: "index.html", to: "../../escaped.html")
         try BundleFixtures.editManifest(in: originRoot) { manifest in
             let digest = try! FileHasher.hash(file: originRoot + "/" + entry.url)
