@@ -104,6 +104,7 @@ if Context.environment["PKGCTL_FUZZ"] == "1" {
         ("FuzzRequestTarget", ["PkgCore", "PkgServer", .product(name: "NIOHTTP1", package: "swift-nio")]),
         ("FuzzResponseHeaders", ["PkgCore"]),
         ("FuzzTimestamp", ["PkgCore", .product(name: "Crypto", package: "swift-crypto")]),
+        ("FuzzTreeDelta", ["PkgCore", .product(name: "Crypto", package: "swift-crypto")]),
     ]
     package.targets.append(.target(name: "CFuzzerDriver", path: "Fuzz/Targets/CFuzzerDriver"))
     package.targets.append(.target(name: "FuzzSupport", dependencies: ["PkgCore", "CFuzzerDriver"],

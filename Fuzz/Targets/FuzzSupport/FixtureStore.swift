@@ -35,60 +35,26 @@ public enum FixtureStore {
     ]
 
     private static func make() -> String {
-        var template = Array("/tmp/pkgctl-fuzz.XXXXXX".utf8CString)
-        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            fatalError("fixture store: mkdtemp failed")
-        }
-        let root = String(cString: made)
+        let root = FixtureFiles.makeTemporaryDirectory("pkgctl-fuzz")
         install(root, "demo", "1.0.0", routes: ["www.example.com/app", "static.example.com"], spaFallback: "index.html",
                 files: demoFiles)
         install(root, "docs", "2.0.0", routes: ["www.example.com/app/docs", "localhost:8080"], spaFallback: nil,
                 files: ["index.html": Array("<p>docs</p>".utf8), "guide.html": Array("<p>guide</p>".utf8)])
-        atexit { removeTree(FixtureStore.root) }
+        atexit { FixtureFiles.removeTree(FixtureStore.root) }
         return root
     }
 
     private static func install(_ root: String, _ name: String, _ version: String, routes: [String],
                                 spaFallback: String?, files: [String: [UInt8]]) {
         let directory = root + "/packages/\(name)/\(version)"
-        for (path, bytes) in files { write(bytes, to: directory + "/" + path) }
-        makeDirectories(directory)
+        for (path, bytes) in files { FixtureFiles.write(bytes, to: directory + "/" + path) }
+        FixtureFiles.makeDirectories(directory)
         let routeList = routes.map { "\"\($0)\"" }.joined(separator: ",")
         let fallback = spaFallback.map { ",\"spaFallback\":\"\($0)\"" } ?? ""
         let record = "{\"entry\":{\"name\":\"\(name)\",\"version\":\"\(version)\",\"url\":\"\(name)-\(version).zip\","
             + "\"sha256\":\"\(String(repeating: "0", count: 64))\",\"size\":0,\"routes\":[\(routeList)]\(fallback)},"
             + "\"installedAt\":\"2026-01-01T00:00:00Z\",\"index\":{\"files\":{}}}"
-        write(Array(record.utf8), to: root + "/state/packages/\(name)/\(version).json")
+        FixtureFiles.write(Array(record.utf8), to: root + "/state/packages/\(name)/\(version).json")
         guard symlink(version, root + "/packages/\(name)/current") == 0 else { fatalError("fixture store: symlink") }
     }
-
-    private static func write(_ bytes: [UInt8], to path: String) {
-        makeDirectories(String(path[..<path.lastIndex(of: "/")!]))
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0, bytes.withUnsafeBytes({ Glibc.write(fd, $0.baseAddress, $0.count) }) == bytes.count else {
-            fatalError("fixture store: cannot write \(path)")
-        }
-        close(fd)
-    }
-
-    private static func makeDirectories(_ path: String) {
-        var partial = ""
-        for component in path.split(separator: "/") {
-            partial += "/" + component
-            if mkdir(partial, 0o755) != 0 && errno != EEXIST { fatalError("fixture store: mkdir \(partial)") }
-        }
-    }
-}
-
-/// Removes the tree at `path` (no symlink is followed).
-private func removeTree(_ path: String) {
-    if unlink(path) == 0 { return }
-    if let directory = opendir(path) {
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
-            if name != "." && name != ".." { removeTree(path + "/" + name) }
-        }
-        closedir(directory)
-    }
-    rmdir(path)
 }

@@ -17,8 +17,8 @@ import FoundationEssentials
 /// links them from its installed version. Nothing in the delta is trusted: every
 /// path passes the index rules, sizes are bounded, and the tree built must have the
 /// ``TreeDigest`` `target`, which the manifest names too.
-struct TreeDelta {
-    static let magic = Array("pkgdelta1\n".utf8)
+package struct TreeDelta {
+    package static let magic = Array("pkgdelta1\n".utf8)
     /// Most bytes the header may decode to.
     static let maxHeaderSize: UInt64 = 32 << 20
     /// Most bytes of base files the data frame may reference: they are held in memory
@@ -26,35 +26,35 @@ struct TreeDelta {
     static let maxBaseBytes: UInt64 = 1 << Zstd.maxWindowLog
 
     /// What changed from the base tree to the target tree.
-    struct Header: Codable, Hashable {
+    package struct Header: Codable, Hashable {
         /// ``TreeDigest`` of the tree the delta starts from.
-        var base: String
+        package var base: String
         /// ``TreeDigest`` of the tree it builds.
-        var target: String
+        package var target: String
         /// Base paths whose contents, concatenated in this order, are the data frame's prefix.
-        var bases: [String]
+        package var bases: [String]
         /// Base paths the target does not have.
-        var removed: [String]
+        package var removed: [String]
         /// Target files that are new or whose content changed.
-        var files: [Change]
+        package var files: [Change]
     }
 
     /// One new or changed file of the target.
-    struct Change: Codable, Hashable {
-        var path: String
-        var size: UInt64
-        var mode: UInt32
+    package struct Change: Codable, Hashable {
+        package var path: String
+        package var size: UInt64
+        package var mode: UInt32
         /// A base path with exactly this content (a moved or copied file); nil: its
         /// bytes are next in the data frame.
-        var from: String?
+        package var from: String?
     }
 
-    var header: Header
+    package var header: Header
     /// The data frame, compressed.
-    var data: ArraySlice<UInt8>
+    package var data: ArraySlice<UInt8>
 
     /// The file's bytes.
-    func encoded() throws -> [UInt8] {
+    package func encoded() throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let headerFrame = try Zstd.compress(Array(try encoder.encode(header)))
@@ -63,7 +63,7 @@ struct TreeDelta {
     }
 
     /// Splits and decodes a delta file; errors name `label`.
-    static func parse(_ bytes: [UInt8], label: String) throws -> TreeDelta {
+    package static func parse(_ bytes: [UInt8], label: String) throws -> TreeDelta {
         func refuse(_ reason: String) -> PkgError { PkgError(.checksumMismatch, "\(label): delta: \(reason)") }
         guard bytes.count >= magic.count + 4, Array(bytes[..<magic.count]) == magic else {
             throw refuse("not a pkgctl tree delta (bad magic)")

@@ -8,7 +8,7 @@ import Glibc
 /// the tree it describes passes the published-index rules and limits; the base files
 /// it decodes against fit ``TreeDelta/maxBaseBytes``. Memory while applying: the
 /// delta file, those base files and the decoder's window (at most 2^``Zstd/maxWindowLog``).
-struct TreeDeltaApplication {
+package struct TreeDeltaApplication {
     let delta: TreeDelta
     let base: VersionRecord
     let baseDirectory: String
@@ -16,11 +16,13 @@ struct TreeDeltaApplication {
     /// Bytes of new content the data frame decodes to.
     let dataSize: UInt64
 
-    init(delta: TreeDelta, base: VersionRecord, store: PackageStore, limits: ExtractionLimits, label: String) throws {
+    /// Checks `delta` against `base`, the record of the version installed in `baseDirectory`.
+    package init(delta: TreeDelta, base: VersionRecord, baseDirectory: String, limits: ExtractionLimits,
+                 label: String) throws {
         self.delta = delta
         self.base = base
         self.label = label
-        baseDirectory = store.layout.versionDirectory(base.entry.name, base.entry.version)
+        self.baseDirectory = baseDirectory
         let header = delta.header
         func refuse(_ path: String, _ reason: String) -> PkgError {
             PkgError(.checksumMismatch, "\(label): delta: '\(path.escapedForMessage)': \(reason)")
@@ -61,7 +63,7 @@ struct TreeDeltaApplication {
 
     /// Builds the target tree in `staging` and returns its index; throws unless it
     /// is exactly the tree the delta names.
-    func apply(into staging: String) throws -> FileIndex {
+    package func apply(into staging: String) throws -> FileIndex {
         let header = delta.header
         var result = base.index.files
         for path in header.removed { result[path] = nil }

@@ -4,13 +4,16 @@
 /// the same name without its content hash, ``PredecessorName``), so bytes shared
 /// across files and releases (a bundler's runtime, its imported-chunk hashes)
 /// cost almost nothing. Deterministic: the same trees give the same bytes.
-struct TreeDeltaWriter {
+package struct TreeDeltaWriter {
     /// zstd level of the data frame (19: `zstd -19 --long --patch-from`).
-    var level: Int32 = 19
+    package var level: Int32 = 19
+
+    /// A writer at `level`.
+    package init(level: Int32 = 19) { self.level = level }
 
     /// The delta from `base` to `target`, reading contents by SHA-256 with `contents`;
     /// nil when the new contents alone exceed what a device decodes in one frame.
-    func delta(from base: PublishedFileIndex, to target: PublishedFileIndex,
+    package func delta(from base: PublishedFileIndex, to target: PublishedFileIndex,
                contents: (String) throws -> [UInt8]) throws -> [UInt8]? {
         var basePaths: [String: PublishedFileIndex.File] = [:]
         var baseContents: [String: String] = [:]

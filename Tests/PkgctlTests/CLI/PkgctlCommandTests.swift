@@ -188,8 +188,8 @@ import Testing
             try BundleFixtures.makeTree(at: source, files: 300, size: 24_000, seed: UInt64(seed + 1))
         }
         let publisher = Publisher(outputDirectory: origin)
-        let entries = try [publisher.publish(source: sources[0], name: "app", version: "1"),
-                           publisher.publish(source: sources[1], name: "app", version: "2")]
+        let entries = try [publisher.publish(source: sources[0], name: "app", version: "1", deltaFrom: 0),
+                           publisher.publish(source: sources[1], name: "app", version: "2", deltaFrom: 0)]
         func publish(_ entry: ManifestEntry) throws {
             try FileSystem.writeAtomically(try Manifest(packages: [entry]).encoded(), to: origin + "/manifest.json")
         }
@@ -216,7 +216,10 @@ import Testing
     /// The same for delta installs: each version shares 90 % of its files with the
     /// other, so every install after the first links them and fetches the rest.
     /// No kill leaves a retained version (whose inodes the next one shares) changed.
-    @Test func killedDeltaUpdatesNeverAlterAnInstalledVersion() throws {
+    /// Kills mid-update by objects (`treeDelta` false) or by tree delta (true); either way
+    /// the other ways are taken away from the origin, so a silent fallback fails the runs.
+    @Test(arguments: [false, true])
+    func killedDeltaUpdatesNeverAlterAnInstalledVersion(treeDelta: Bool) throws {
         let v1 = temp.path + "/v1", v2 = temp.path + "/v2"
         try BundleFixtures.makeTree(at: v1, files: 300, size: 24_000, seed: 1)
         try BundleFixtures.makeTree(at: v2, files: 300, size: 24_000, seed: 1)
@@ -224,11 +227,13 @@ import Testing
             try Data((0..<24_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: URL(fileURLWithPath: v2 + "/" + path))
         }
         let publisher = Publisher(outputDirectory: origin)
-        let entries = try [publisher.publish(source: v1, name: "app", version: "1"),
-                           publisher.publish(source: v2, name: "app", version: "2")]
-        // Version 2's zip is gone from the origin: only a delta install (objects) can install it,
-        // so a silent fallback to the zip fails the runs below instead of passing.
+        let entries = try [publisher.publish(source: v1, name: "app", version: "1", deltaFrom: 0),
+                           publisher.publish(source: v2, name: "app", version: "2", deltaFrom: treeDelta ? 1 : 0)]
+        #expect(entries[1].deltas.count == (treeDelta ? 1 : 0))
+        // Version 2's zip is gone from the origin (and with a tree delta, the objects too): only
+        // the way under test can install it, so a silent fallback fails the runs below instead of passing.
         try FileManager.default.removeItem(atPath: origin + "/" + entries[1].url)
+        if treeDelta { try FileManager.default.removeItem(atPath: origin + "/objects") }
         func publish(_ entry: ManifestEntry) throws {
             try FileSystem.writeAtomically(try Manifest(packages: [entry]).encoded(), to: origin + "/manifest.json")
         }
