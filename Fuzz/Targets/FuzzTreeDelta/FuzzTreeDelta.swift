@@ -10,15 +10,27 @@ import PkgCore
 /// directory, the base stays as it was, and an accepted delta builds exactly the tree
 /// whose digest it names: every file in staging is in the returned index with its
 /// true SHA-256 and size, and nothing else is there.
+///
+/// An input is a delta file, or, so that mutations reach the header's fields rather than
+/// its zstd frame, the header's plain JSON, a NUL and the data frame.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTreeDelta(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = FuzzInput(data, size).bytes
-    guard let delta = try? TreeDelta.parse(bytes, label: "fuzz") else { return 0 }
+    if let delta = try? TreeDelta.parse(bytes, label: "fuzz") {
+        apply(delta)
+    } else if let nul = bytes.firstIndex(of: 0),
+              let header = try? JSONDecoder().decode(TreeDelta.Header.self, from: Data(bytes[..<nul])) {
+        apply(TreeDelta(header: header, data: bytes[(nul + 1)...]))
+    }
+    return 0
+}
+
+private func apply(_ delta: TreeDelta) {
     let limits = ExtractionLimits(maxEntries: 64, maxTotalUncompressedSize: 1 << 24)
     guard let application = try? TreeDeltaApplication(delta: delta, base: TreeDeltaFixture.record,
                                                       baseDirectory: TreeDeltaFixture.directory, limits: limits,
                                                       label: "fuzz")
-    else { return 0 }
+    else { return }
     let staging = TreeDeltaFixture.root + "/staging"
     FixtureFiles.removeTree(staging)
     FixtureFiles.makeDirectories(staging)
@@ -28,11 +40,10 @@ public func fuzzTreeDelta(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     fuzzCheck(TreeDeltaFixture.entries(of: TreeDeltaFixture.root).keys.allSatisfy {
         $0.hasPrefix("base/") || $0.hasPrefix("staging/")
     }, "a file was written outside the staging directory")
-    guard let index else { return 0 }
+    guard let index else { return }
     fuzzCheck(TreeDigest.of(index) == delta.header.target, "accepted a tree whose digest is not the delta's target")
     let written = TreeDeltaFixture.entries(of: staging)
     fuzzCheck(written == index.files, "the staging tree differs from the index returned: \(written.count) files vs \(index.files.count)")
-    return 0
 }
 
 /// The installed version deltas apply to: a few files of a bundler's output.

@@ -3,8 +3,8 @@ import FoundationEssentials
 import PkgCore
 
 /// The committed seeds (`Fuzz/corpus/tree-delta`): deltas `TreeDeltaWriter` writes from
-/// the fixture's version to trees a release makes of it, written by running the target
-/// with `PKGCTL_FUZZ_WRITE_SEEDS=DIR`.
+/// the fixture's version to trees a release makes of it, as files (`NAME.pkgdelta`) and in
+/// the plain form (`NAME.plain`), written by running the target with `PKGCTL_FUZZ_WRITE_SEEDS=DIR`.
 enum TreeDeltaSeeds {
     static func write(into directory: String) {
         let base = TreeDeltaFixture.files
@@ -37,7 +37,14 @@ enum TreeDeltaSeeds {
                     guard let bytes = bySHA[sha] else { throw PkgError(.invalidArgument, "seed: no content \(sha)") }
                     return bytes
                 }
-                FixtureFiles.write(delta ?? [], to: directory + "/" + name + ".pkgdelta")
+                let file = delta ?? []
+                FixtureFiles.write(file, to: directory + "/" + name + ".pkgdelta")
+                // The plain form: the header's JSON, a NUL, the data frame.
+                let parsed = try TreeDelta.parse(file, label: name)
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                FixtureFiles.write(Array(try encoder.encode(parsed.header)) + [0] + Array(parsed.data),
+                                   to: directory + "/" + name + ".plain")
             } catch {
                 fatalError("seed \(name): \(error)")
             }

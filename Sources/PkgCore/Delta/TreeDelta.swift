@@ -53,6 +53,12 @@ package struct TreeDelta {
     /// The data frame, compressed.
     package var data: ArraySlice<UInt8>
 
+    /// A delta of `header` and the compressed data frame `data`.
+    package init(header: Header, data: ArraySlice<UInt8>) {
+        self.header = header
+        self.data = data
+    }
+
     /// The file's bytes.
     package func encoded() throws -> [UInt8] {
         let encoder = JSONEncoder()
