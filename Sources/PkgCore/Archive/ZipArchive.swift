@@ -55,6 +55,20 @@ final class ZipArchive {
         return count < 0 ? 0 : UInt64(count)
     }
 
+    /// Each entry's compressed size in the archive, by name: what its deflated bytes
+    /// weigh, close to what an origin serving it with gzip sends.
+    func compressedSizes() -> [String: UInt64] {
+        var sizes: [String: UInt64] = [:]
+        var stat = zip_stat_t()
+        for index in 0..<entryCount {
+            zip_stat_init(&stat)
+            guard zip_stat_index(handle, index, 0, &stat) == 0, let name = stat.name,
+                  stat.valid & UInt64(ZIP_STAT_COMP_SIZE) != 0 else { continue }
+            sizes[String(cString: name)] = stat.comp_size
+        }
+        return sizes
+    }
+
     /// libzip's description of its last error on this archive.
     var lastErrorDescription: String {
         String(cString: zip_error_strerror(zip_get_error(handle)))

@@ -17,6 +17,9 @@ public struct PublishedFileIndex: Codable, Sendable, Hashable {
         /// Permission bits of the source file: 0o644, or 0o755 for an executable
         /// one. Informational: installed files are 0644, as from the zip.
         public var mode: UInt32
+        /// Its deflated size in the version's zip: about what an origin serving objects
+        /// with gzip sends, so a device weighs the objects as they travel. Optional.
+        public var compressedSize: UInt64?
     }
 
     /// The files, sorted by path.

@@ -78,7 +78,8 @@ public struct Publisher: Sendable {
                                       sha256: digest.sha256, size: digest.size, routes: routes,
                                       revoked: previous?.revoked ?? [])
             entry.spaFallback = spaFallback
-            let (index, reference) = try publishFiles(files, name: name, version: version)
+            let compressedSizes = try ZipArchive(path: zipPath, label: "\(name) \(version)").compressedSizes()
+            let (index, reference) = try publishFiles(files, compressedSizes: compressedSizes, name: name, version: version)
             entry.index = reference
             entry.deltas = try publishDeltas(to: index, name: name, version: version, from: deltaFrom)
             if let rolloutPercent, rolloutPercent < 100 {
@@ -149,8 +150,9 @@ public struct Publisher: Sendable {
     }
 
     /// Writes every file of the bundle as an object (once: objects are named by
-    /// content) and the version's index; returns the index and its reference.
-    private func publishFiles(_ bundleFiles: [BundleFile], name: String,
+    /// content) and the version's index, with each file's deflated size from the zip;
+    /// returns the index and its reference.
+    private func publishFiles(_ bundleFiles: [BundleFile], compressedSizes: [String: UInt64], name: String,
                               version: String) throws -> (PublishedFileIndex, IndexReference) {
         var files: [PublishedFileIndex.File] = []
         for bundleFile in bundleFiles.sorted(by: { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }) {
@@ -166,7 +168,8 @@ public struct Publisher: Sendable {
                 try FileSystem.writeAtomically(bytes, to: object)
             }
             files.append(.init(path: path, sha256: sha256, size: UInt64(bytes.count),
-                               mode: info.st_mode & 0o111 != 0 ? 0o755 : 0o644))  // informational: installs use 0644
+                               mode: info.st_mode & 0o111 != 0 ? 0o755 : 0o644,  // informational: installs use 0644
+                               compressedSize: compressedSizes[path].map { min($0, UInt64(bytes.count)) }))
         }
         let relative = "index/\(name)-\(version).json"
         let encoder = JSONEncoder()

@@ -25,12 +25,15 @@ struct DeltaInstall {
         var local: [String: String]
         /// Contents to download, by SHA-256, with their sizes.
         var missing: [String: UInt64]
+        /// What the missing contents weigh on the wire: their deflated sizes where the
+        /// index gives them (an origin serving objects with gzip), else their sizes.
+        var missingWireBytes: UInt64
         var missingBytes: UInt64 { missing.values.reduce(0, +) }
     }
 
     /// Installs `entry` from its index and returns the record, or nil when a
     /// delta does not pay (nothing installed to reuse, or the missing objects
-    /// weigh as much as the zip) or the origin does not have the index or an
+    /// weigh on the wire as much as the zip) or the origin does not have the index or an
     /// object (404, 410); then the caller installs the zip. A hostile index, or
     /// an index or object whose bytes do not match their hash, is an error.
     func install(_ entry: ManifestEntry, reference: IndexReference, replacing: Bool,
@@ -49,10 +52,16 @@ struct DeltaInstall {
         let label = "\(entry.name) \(entry.version)"
         let index = try fetchIndex(reference, label: label)
         var missing: [String: UInt64] = [:]
-        for file in index.files where local[file.sha256] == nil { missing[file.sha256] = file.size }
-        let plan = Plan(index: index, local: local, missing: missing)
+        var wire: UInt64 = 0
+        for file in index.files where local[file.sha256] == nil && missing[file.sha256] == nil {
+            missing[file.sha256] = file.size
+            wire += file.compressedSize ?? file.size
+        }
+        let plan = Plan(index: index, local: local, missing: missing, missingWireBytes: wire)
         let total = plan.missingBytes
-        guard total + reference.size < entry.size else { return nil }
+        // Bytes on the wire against the zip's (the index is already paid for), each object
+        // also costing a request and a response head.
+        guard plan.missingWireBytes + Self.requestOverhead * UInt64(missing.count) < entry.size else { return nil }
 
         try store.checkInstallable(entry, replacing: replacing)
         try store.ensureRoom(forBytes: total, purpose: "\(label): downloading changed files")
@@ -104,6 +113,10 @@ struct DeltaInstall {
             return try PublishedFileIndex.parse(try FileSystem.read(file) ?? [], label: label, limits: limits)
         }
     }
+
+    /// What one more request costs on the wire besides its body: a request line and
+    /// headers out, a status line and headers back (nginx's and CDNs' are 300–500 bytes).
+    static let requestOverhead: UInt64 = 400
 
     /// Objects fetched at once on the multi handle.
     static let parallelObjects = 6

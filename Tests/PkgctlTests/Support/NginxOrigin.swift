@@ -53,7 +53,9 @@ final class NginxOrigin {
     ///   - accessLog: log each request to the public listener as one line
     ///     `URI STATUS "RANGE" BODY_BYTES_SENT CONNECTION` (nginx's connection serial number);
     ///     read them with ``accessLog()``.
-    init(root: String, tls: Bool = false, accessLog: Bool = false) throws {
+    /// With `gzip`, nginx compresses what it sends (any type, 256 bytes or more) to
+    /// clients that accept it, as the README advises an origin to.
+    init(root: String, tls: Bool = false, accessLog: Bool = false, gzip: Bool = false) throws {
         let directory = try TemporaryDirectory(prefix: "pkgctl-nginx")
         let authority = tls ? try TestCertificateAuthority(in: directory.path) : nil
         let truncatingOrigin = try TruncatingOrigin(root: root)
@@ -64,7 +66,7 @@ final class NginxOrigin {
             let port = try Loopback.freePort()
             let configuration = Self.configuration(
                 directory: directory.path, root: root, port: port, authority: authority,
-                truncatingPort: truncatingOrigin.port, accessLog: accessLogPath)
+                truncatingPort: truncatingOrigin.port, accessLog: accessLogPath, gzip: gzip)
             try Data(configuration.utf8).write(to: URL(fileURLWithPath: directory.path("nginx.conf")))
             let errorLog = directory.path("error.log")
             try? FileManager.default.removeItem(atPath: errorLog)
@@ -170,7 +172,7 @@ final class NginxOrigin {
 
     private static func configuration(
         directory: String, root: String, port: UInt16, authority: TestCertificateAuthority?,
-        truncatingPort: UInt16, accessLog: String?
+        truncatingPort: UInt16, accessLog: String?, gzip: Bool
     ) -> String {
         let listen: String
         if let authority {
@@ -193,6 +195,7 @@ final class NginxOrigin {
                 default_type application/octet-stream;
                 log_format pkgctl '$request_uri $status "$http_range" $body_bytes_sent $connection';
                 access_log off;
+                \(gzip ? "gzip on; gzip_min_length 256; gzip_types *;" : "")
                 client_body_temp_path "\(directory)/client_body";
                 proxy_temp_path "\(directory)/proxy";
                 fastcgi_temp_path "\(directory)/fastcgi";

@@ -110,6 +110,43 @@ import Testing
         #expect(!fetched.contains { $0.hasPrefix("/objects/") })
     }
 
+    /// Text compresses about tenfold: six changed 40 KB files weigh 240 KB as objects but a
+    /// fraction of that gzipped, less than the 400 KB-as-text zip. The rule weighs them as they
+    /// travel (the index's compressedSize), so the objects are fetched, and nginx's log shows
+    /// them sent compressed.
+    @Test func theDeltaPaysByBytesOnTheWireNotUncompressedSizes() throws {
+        func version(_ n: Int) throws -> String {
+            let source = temp.path + "/text-\(n)"
+            try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+            var generator = SplitMix(seed: 3)
+            for file in 0..<10 {
+                let words = (0..<6000).map { _ in "w\(generator.next() % 300)" }.joined(separator: " ")
+                let text = "file \(file) of release \(file < 6 ? n : 1)\n" + words
+                try Data(text.utf8).write(to: URL(fileURLWithPath: source + "/f\(file).txt"))
+            }
+            return source
+        }
+        let publisher = Publisher(outputDirectory: originRoot)
+        try publisher.publish(source: try version(1), name: "app", version: "1.0", deltaFrom: 0)
+        let origin = try NginxOrigin(root: originRoot, accessLog: true, gzip: true)
+        defer { origin.stop() }
+        #expect(try updater(origin).run().succeeded)
+        let v2 = try publisher.publish(source: try version(2), name: "app", version: "2.0", deltaFrom: 0)
+        let index = try PublishedFileIndex.parse(try FileSystem.read(originRoot + "/" + (v2.index?.url ?? "")) ?? [],
+                                                 label: "x", limits: ExtractionLimits())
+        let changed = index.files.filter { $0.path < "f6" }
+        #expect(changed.reduce(0) { $0 + $1.size } > v2.size, "uncompressed, the objects outweigh the zip")
+        #expect(changed.allSatisfy { ($0.compressedSize ?? $0.size) * 3 < $0.size })
+        let before = origin.settledAccessLog().count
+        #expect(try updater(origin).run().succeeded)
+        let lines = origin.settledAccessLog().dropFirst(before).map { $0.split(separator: " ") }
+        let objects = lines.filter { $0[0].hasPrefix("/objects/") }
+        #expect(objects.count == 6 && !lines.contains { $0[0] == "/" + v2.url }, "\(lines)")
+        let sent = objects.reduce(0) { $0 + (Int($1[3]) ?? 0) }
+        #expect(sent < Int(v2.size), "objects sent gzipped: \(sent) bytes against the zip's \(v2.size)")
+        #expect(try store.verify("app").allSatisfy(\.isIntact))
+    }
+
     @Test func aMissingObjectFallsBackToTheZipAndACorruptOneFails() throws {
         _ = try publish(1)
         let origin = try NginxOrigin(root: originRoot, accessLog: true)
