@@ -82,7 +82,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PkgctlTests",
-            dependencies: ["PkgCore", "PkgServer", "CZip", .product(name: "NIOHTTP1", package: "swift-nio"),
+            dependencies: ["PkgCore", "PkgServer", "CZip", "CCompression", .product(name: "NIOHTTP1", package: "swift-nio"),
                            .product(name: "Crypto", package: "swift-crypto")]
         ),
     ]

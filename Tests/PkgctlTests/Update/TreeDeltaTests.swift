@@ -1,3 +1,4 @@
+import CCompression
 import Crypto
 import Foundation
 import Testing
@@ -190,6 +191,22 @@ import Testing
         #expect(opened.manifest.packages.first?.deltas == v2.deltas, "the deltas are part of the signed payload")
     }
 
+    /// Base files past what a device holds in memory are refused before one is read.
+    @Test func baseFilesPastTheMemoryBoundAreRefusedBeforeReading() throws {
+        let huge = FileIndex.Entry(size: TreeDelta.maxBaseBytes / 2 + 1, sha256: String(repeating: "a", count: 64))
+        let record = VersionRecord(entry: ManifestEntry(name: "app", version: "1.0", url: "app-1.0.zip",
+                                                        sha256: String(repeating: "0", count: 64), size: 1),
+                                   index: FileIndex(files: ["a.js": huge, "b.js": huge]))
+        let header = TreeDelta.Header(base: TreeDigest.of(record.index), target: String(repeating: "b", count: 64),
+                                      bases: ["a.js", "b.js"], removed: [], files: [])
+        let error = #expect(throws: PkgError.self) {
+            _ = try TreeDeltaApplication(delta: TreeDelta(header: header, data: []), base: record,
+                                         baseDirectory: temp.path + "/nowhere", limits: ExtractionLimits(), label: "app 2.0")
+        }
+        #expect(error?.message == "app 2.0: delta: its base files weigh \(2 * huge.size) bytes, more than the limit of "
+                + "\(TreeDelta.maxBaseBytes)")
+    }
+
     @Test(arguments: [
         ("static/js/ArrowVegaLiteChart.D_YO7sq8.js", "static/js/ArrowVegaLiteChart.C7VsfKqo.js", true),
         ("static/js/Balloons.BgIvDoIS.js", "static/js/Balloons.B5etAoFf.js", true),
@@ -211,7 +228,8 @@ import Testing
 /// Ways an origin can lie in a tree delta, each with the words its refusal uses.
 enum HostileDelta: String, CaseIterable, CustomTestStringConvertible {
     case notTheListedBytes, badMagic, truncatedData, trailingBytes, wrongContent, pathLeavesTheTree,
-         removesWhatTheBaseLacks, baseTheDeviceLacks, moreDataThanDeclared, hugeDeclaredFile, foreignTrees
+         removesWhatTheBaseLacks, baseTheDeviceLacks, moreDataThanDeclared, hugeDeclaredFile, foreignTrees,
+         windowAboveTheLimit
 
     var testDescription: String { rawValue }
 
@@ -229,7 +247,32 @@ enum HostileDelta: String, CaseIterable, CustomTestStringConvertible {
         case .moreDataThanDeclared: "decodes to more than"
         case .hugeDeclaredFile: "more than the limit"
         case .foreignTrees: "not the ones the manifest names"
+        case .windowAboveTheLimit: "Frame requires too much memory"
         }
+    }
+
+    /// A small zstd frame whose header asks the decoder for a window of 2^`log` bytes
+    /// (streamed, so no content size lets the decoder shrink it).
+    static func frameWithWindow(log: Int32) throws -> [UInt8] {
+        let context = try #require(ZSTD_createCCtx())
+        defer { ZSTD_freeCCtx(context) }
+        _ = ZSTD_CCtx_setParameter(context, ZSTD_c_windowLog, log)
+        _ = ZSTD_CCtx_setParameter(context, ZSTD_c_contentSizeFlag, 0)
+        let input = [UInt8](repeating: 0x61, count: 1000)
+        var output = [UInt8](repeating: 0, count: 4096)
+        let written = input.withUnsafeBytes { source in
+            output.withUnsafeMutableBytes { target in
+                var inBuffer = ZSTD_inBuffer(src: source.baseAddress, size: source.count, pos: 0)
+                var outBuffer = ZSTD_outBuffer(dst: target.baseAddress, size: target.count, pos: 0)
+                // Fed before it is told the input ends, so the encoder keeps the window it was given.
+                _ = ZSTD_compressStream2(context, &outBuffer, &inBuffer, ZSTD_e_continue)
+                var end = ZSTD_inBuffer(src: nil, size: 0, pos: 0)
+                let remaining = ZSTD_compressStream2(context, &outBuffer, &end, ZSTD_e_end)
+                return remaining == 0 ? outBuffer.pos : 0
+            }
+        }
+        try #require(written > 0)
+        return Array(output[..<written])
     }
 
     func rewrite(_ bytes: [UInt8]) throws -> [UInt8] {
@@ -262,6 +305,8 @@ enum HostileDelta: String, CaseIterable, CustomTestStringConvertible {
             delta.header.files[0].size = 1 << 40
         case .foreignTrees:
             delta.header.target = String(repeating: "ab", count: 32)
+        case .windowAboveTheLimit:
+            delta.data = try Self.frameWithWindow(log: Zstd.maxWindowLog + 1)[...]
         }
         return try delta.encoded()
     }
