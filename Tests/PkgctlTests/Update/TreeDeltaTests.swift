@@ -52,6 +52,14 @@ import Testing
                 deviceID: deviceID)
     }
 
+    /// Publishes version 1, starts nginx over the origin and installs it (by zip).
+    func originWithVersion1Installed() throws -> NginxOrigin {
+        try publish(1)
+        let origin = try NginxOrigin(root: originRoot, accessLog: true)
+        #expect(try updater(origin).run().succeeded)
+        return origin
+    }
+
     /// Request paths and body bytes nginx logged after `count` earlier lines.
     func requests(_ origin: NginxOrigin, after count: Int) -> [(path: String, bytes: Int)] {
         origin.settledAccessLog().dropFirst(count).map {
@@ -83,10 +91,8 @@ import Testing
     }
 
     @Test func aDeviceOnThePreviousReleaseFetchesOneDeltaAndNothingElse() throws {
-        try publish(1)
-        let origin = try NginxOrigin(root: originRoot, accessLog: true)
+        let origin = try originWithVersion1Installed()
         defer { origin.stop() }
-        #expect(try updater(origin).run().succeeded)
 
         let v2 = try publish(2)
         let delta = try #require(v2.deltas.first)
@@ -109,10 +115,8 @@ import Testing
     }
 
     @Test func aMissingDeltaFallsBackToObjectsAndAForeignOneIsNeverFetched() throws {
-        try publish(1)
-        let origin = try NginxOrigin(root: originRoot, accessLog: true)
+        let origin = try originWithVersion1Installed()
         defer { origin.stop() }
-        #expect(try updater(origin).run().succeeded)
         let v2 = try publish(2)
         try FileManager.default.removeItem(atPath: originRoot + "/" + (v2.deltas.first?.url ?? ""))
         let before = origin.settledAccessLog().count
@@ -137,10 +141,8 @@ import Testing
     /// package, and the update goes on by objects to the right tree.
     @Test(arguments: HostileDelta.allCases)
     func aHostileDeltaIsRefusedAndTheNextWayIsUsed(_ hostile: HostileDelta) throws {
-        try publish(1)
-        let origin = try NginxOrigin(root: originRoot, accessLog: true)
+        let origin = try originWithVersion1Installed()
         defer { origin.stop() }
-        #expect(try updater(origin).run().succeeded)
         let v2 = try publish(2)
         let reference = try #require(v2.deltas.first)
         let path = originRoot + "/" + reference.url
@@ -164,10 +166,8 @@ import Testing
     }
 
     @Test func aRevokedRolloutGoesBackToAReleaseThatKeepsItsDeltas() throws {
-        try publish(1)
-        let origin = try NginxOrigin(root: originRoot, accessLog: true)
+        let origin = try originWithVersion1Installed()
         defer { origin.stop() }
-        #expect(try updater(origin).run().succeeded)
         let v2 = try publish(2)
         try publish(3, rollout: 10)
         let entry = try Publisher(outputDirectory: originRoot).revoke(name: "app", version: "3.0")
