@@ -191,6 +191,17 @@ import Testing
         #expect(opened.manifest.packages.first?.deltas == v2.deltas, "the deltas are part of the signed payload")
     }
 
+    @Test func theSameTreesGiveTheSameDeltaBytes() throws {
+        var files: [[UInt8]] = []
+        for out in ["a", "b"] {
+            let publisher = Publisher(outputDirectory: temp.path + "/" + out)
+            try publisher.publish(source: try makeVersion(1), name: "app", version: "1.0")
+            let entry = try publisher.publish(source: try makeVersion(2), name: "app", version: "2.0")
+            files.append(try #require(try FileSystem.read(temp.path + "/" + out + "/" + (entry.deltas.first?.url ?? ""))))
+        }
+        #expect(files[0] == files[1] && !files[0].isEmpty)
+    }
+
     /// Base files past what a device holds in memory are refused before one is read.
     @Test func baseFilesPastTheMemoryBoundAreRefusedBeforeReading() throws {
         let huge = FileIndex.Entry(size: TreeDelta.maxBaseBytes / 2 + 1, sha256: String(repeating: "a", count: 64))
