@@ -53,7 +53,8 @@ import Testing
     @Test(arguments: [
         ("js/app.3f2a9c1b.js", true), ("css/main-5d41402abc4b2a76.css", true),
         ("js/app.js", false), ("img/logo.png", false), ("js/build-20240101.js", false),
-        ("js/deadbeef12.js", false), ("assets/index-DiwrgTda.js", false), ("js/app.3F2A9C1B.js", false),
+        ("js/deadbeef12.js", false), ("assets/index-BDoW_Vkf.js", true), ("js/app.3F2A9C1B.js", true),
+        ("js/app.validate.js", false),
     ])
     func contentHashedNamesAreRecognised(path: String, hashed: Bool) {
         #expect(CachePolicy.isFingerprinted(path) == hashed)
