@@ -37,6 +37,11 @@ struct PackCommand: ParsableCommand {
         valueName: "file"))
     var spaFallback: String?
 
+    @Option(name: .customLong("immutable"), help: ArgumentHelp(
+        "Files (a glob; * also crosses /) that never change under their names: served as immutable (repeatable).",
+        valueName: "glob"))
+    var immutable: [String] = []
+
     @Option(name: .customLong("delta-from"), help: ArgumentHelp(
         "Write tree deltas to this version from the N newest earlier versions published in out-dir (0: none).",
         valueName: "n"))
@@ -53,7 +58,8 @@ struct PackCommand: ParsableCommand {
         let entry = try reportingErrors {
             try Publisher(outputDirectory: out).publish(source: source, name: name, version: version, routes: routes,
                                                         rolloutPercent: rollout, force: force, precompress: precompress,
-                                                        spaFallback: spaFallback, deltaFrom: deltaFrom,
+                                                        spaFallback: spaFallback, immutable: immutable,
+                                                        deltaFrom: deltaFrom,
                                                         signer: try signing.signer())
         }
         print("\(out)/\(entry.url)  \(entry.size) bytes  sha256 \(entry.sha256)")

@@ -26,6 +26,9 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
     public var spaFallback: String?
     /// Tree deltas to this version from earlier ones, for devices running one of them.
     public var deltas: [DeltaReference] = []
+    /// Globs (`fnmatch`, `*` also crossing `/`) of files the publisher says never change
+    /// under their names: served with `Cache-Control: immutable` like content-hashed names.
+    public var immutable: [String] = []
 
     /// An entry; call ``validate(source:)`` before trusting it.
     public init(name: String, version: String, url: String, sha256: String, size: UInt64, routes: [String] = [],
@@ -41,7 +44,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, version, url, sha256, size, routes, rollout, revoked, index, spaFallback, deltas
+        case name, version, url, sha256, size, routes, rollout, revoked, index, spaFallback, deltas, immutable
     }
 
     /// Decodes an entry; `routes`, `rollout` and `revoked` may be absent and `size` must not be negative.
@@ -64,6 +67,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         index = try container.decodeIfPresent(IndexReference.self, forKey: .index)
         spaFallback = try container.decodeIfPresent(String.self, forKey: .spaFallback)
         deltas = try container.decodeIfPresent([DeltaReference].self, forKey: .deltas) ?? []
+        immutable = try container.decodeIfPresent([String].self, forKey: .immutable) ?? []
     }
 
     /// Encodes the entry, leaving out an absent rollout and an empty revocation list.
@@ -80,6 +84,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         try container.encodeIfPresent(index, forKey: .index)
         try container.encodeIfPresent(spaFallback, forKey: .spaFallback)
         if !deltas.isEmpty { try container.encode(deltas, forKey: .deltas) }
+        if !immutable.isEmpty { try container.encode(immutable, forKey: .immutable) }
     }
 
     /// Checks that name and version are safe directory names and the hash is SHA-256 hex.
@@ -115,6 +120,9 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
             guard !index.url.isEmpty else { throw fail("index.url is empty") }
         }
         for delta in deltas { try delta.validate(fail) }
+        for glob in immutable where !Self.isValidGlob(glob) {
+            throw fail("immutable '\(glob.escapedForMessage)' must be 1-256 bytes, relative, without control characters")
+        }
     }
 
     /// The zip's absolute URL: `url` resolved against the manifest's URL.
@@ -129,6 +137,10 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
             throw PkgError(.malformedManifest, "manifest \(manifestURL): url '\(url.escapedForMessage)' is not a URL")
         }
         return resolved.absoluteString
+    }
+
+    static func isValidGlob(_ glob: String) -> Bool {
+        (1...256).contains(glob.utf8.count) && !glob.hasPrefix("/") && !glob.utf8.contains { $0 < 0x20 || $0 == 0x7f }
     }
 
     static func isSafeComponent(_ text: String) -> Bool {

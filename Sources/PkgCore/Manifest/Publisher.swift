@@ -32,11 +32,12 @@ public struct Publisher: Sendable {
     /// (``Precompressor``). `spaFallback` names the bundle's document served for
     /// navigations that match no file (``ManifestEntry/spaFallback``). Tree deltas
     /// from the `deltaFrom` newest earlier versions published here are written too
-    /// (``publishDeltas(to:name:version:from:)``).
+    /// (``publishDeltas(to:name:version:from:)``). `immutable` globs name files served as
+    /// never changing (``ManifestEntry/immutable``); one that matches no file is refused.
     @discardableResult
     public func publish(source: String, name: String, version: String, routes: [String] = [],
                         rolloutPercent: Double? = nil, force: Bool = false, precompress: Bool = false,
-                        spaFallback: String? = nil, deltaFrom: Int = 3,
+                        spaFallback: String? = nil, immutable: [String] = [], deltaFrom: Int = 3,
                         signer: ManifestSigner? = nil) throws -> ManifestEntry {
         try FileSystem.makeDirectories(outputDirectory)
         var manifest = try readManifest(signer: signer)
@@ -46,6 +47,7 @@ public struct Publisher: Sendable {
         var placeholder = ManifestEntry(name: name, version: version, url: fileName,
                                         sha256: String(repeating: "0", count: 64), size: 0, routes: routes)
         placeholder.spaFallback = spaFallback
+        placeholder.immutable = immutable
         try placeholder.validate(source: manifestPath)
         if let rolloutPercent, !(0...100).contains(rolloutPercent) {
             throw PkgError(.invalidArgument, "rollout percent must be 0 to 100 (got \(rolloutPercent))")
@@ -69,6 +71,9 @@ public struct Publisher: Sendable {
         if let spaFallback, !files.contains(where: { $0.name == spaFallback }) {
             throw PkgError(.invalidArgument, "spaFallback '\(spaFallback.escapedForMessage)' is not a file of \(source)")
         }
+        for glob in immutable where !files.contains(where: { fnmatch(glob, $0.name, 0) == 0 }) {
+            throw PkgError(.invalidArgument, "immutable '\(glob.escapedForMessage)' matches no file of \(source)")
+        }
 
         func publish(_ files: [BundleFile]) throws -> ManifestEntry {
             let zipPath = outputDirectory + "/" + fileName
@@ -78,6 +83,7 @@ public struct Publisher: Sendable {
                                       sha256: digest.sha256, size: digest.size, routes: routes,
                                       revoked: previous?.revoked ?? [])
             entry.spaFallback = spaFallback
+            entry.immutable = immutable
             let compressedSizes = try ZipArchive(path: zipPath, label: "\(name) \(version)").compressedSizes()
             let (index, reference) = try publishFiles(files, compressedSizes: compressedSizes, name: name, version: version)
             entry.index = reference

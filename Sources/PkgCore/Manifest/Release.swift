@@ -18,6 +18,8 @@ public struct Release: Codable, Sendable, Hashable {
     public var index: IndexReference?
     /// The version's tree deltas, so devices given this release keep them.
     public var deltas: [DeltaReference]?
+    /// The version's immutable globs.
+    public var immutable: [String]?
 
     /// The release of a manifest entry.
     public init(_ entry: ManifestEntry) {
@@ -29,6 +31,7 @@ public struct Release: Codable, Sendable, Hashable {
         spaFallback = entry.spaFallback
         index = entry.index
         deltas = entry.deltas.isEmpty ? nil : entry.deltas
+        immutable = entry.immutable.isEmpty ? nil : entry.immutable
     }
 
     /// This release as a manifest entry of package `name` (no rollout, nothing revoked).
@@ -37,6 +40,7 @@ public struct Release: Codable, Sendable, Hashable {
         entry.spaFallback = spaFallback
         entry.index = index
         entry.deltas = deltas ?? []
+        entry.immutable = immutable ?? []
         return entry
     }
 }

@@ -39,13 +39,13 @@ public struct LocalAnswer: Sendable {
     /// `.gz` sibling) gets `Content-Encoding`, and ranges count its encoded bytes;
     /// `varies` (the file has such siblings) adds `Vary: Accept-Encoding`.
     static func make(file: LocalFile, request: ResourceRequest, contentType: String, source: Source,
-                     coding: ContentCoding? = nil, varies: Bool = false) -> LocalAnswer {
+                     coding: ContentCoding? = nil, varies: Bool = false, markedImmutable: Bool = false) -> LocalAnswer {
         let size = file.size
         let cacheControl: String
         switch source {
         case .package:
             let path = coding.map { String(file.relativePath.dropLast($0.fileSuffix.utf8.count)) } ?? file.relativePath
-            cacheControl = CachePolicy.forPackageFile(path)
+            cacheControl = markedImmutable ? CachePolicy.immutable : CachePolicy.forPackageFile(path)
         case .overlay: cacheControl = CachePolicy.revalidate
         }
         if isNotModified(file, request) {

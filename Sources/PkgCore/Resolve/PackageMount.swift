@@ -12,12 +12,16 @@ final class PackageMount: @unchecked Sendable {
     let directoryDescriptor: Int32
     /// The document served for navigations that match no file (``ManifestEntry/spaFallback``).
     let spaFallback: String?
+    /// Globs of files the publisher marked immutable (``ManifestEntry/immutable``).
+    let immutableGlobs: [String]
 
-    init(name: String, version: String, directory: String, packageDirectory: String, spaFallback: String?) throws {
+    init(name: String, version: String, directory: String, packageDirectory: String, spaFallback: String?,
+         immutableGlobs: [String] = []) throws {
         self.name = name
         self.version = version
         self.directory = directory
         self.spaFallback = spaFallback
+        self.immutableGlobs = immutableGlobs
         let packageFD = open(packageDirectory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard packageFD >= 0 else { throw fileSystemError("open", packageDirectory) }
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -32,6 +36,11 @@ final class PackageMount: @unchecked Sendable {
     deinit {
         close(directoryDescriptor)
         close(packageDescriptor)
+    }
+
+    /// Whether the publisher marked the file at `relativePath` immutable.
+    func isMarkedImmutable(_ relativePath: String) -> Bool {
+        immutableGlobs.contains { fnmatch($0, relativePath, 0) == 0 }
     }
 
     /// Small files kept in memory and paths known to be absent. An installed

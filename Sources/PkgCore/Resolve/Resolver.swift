@@ -203,14 +203,16 @@ public final class Resolver: Sendable {
                 let type = MediaType.forPath(file.relativePath, fallback: resourceClass)
                 let source = LocalAnswer.Source.package(name: mount.name, version: mount.version)
                 let codings = mount.codings(besides: file.relativePath)
+                let markedImmutable = mount.isMarkedImmutable(file.relativePath)
                 // A sibling the site made itself may be larger than the file: then the file goes out.
                 if let coding = ContentCoding.preferred(for: request.header("Accept-Encoding"), among: codings),
                    let encoded = mount.file(at: file.relativePath + coding.fileSuffix), encoded.size < file.size {
                     return .local(LocalAnswer.make(file: encoded, request: request, contentType: type, source: source,
-                                                   coding: coding, varies: true), resourceClass)
+                                                   coding: coding, varies: true, markedImmutable: markedImmutable),
+                                  resourceClass)
                 }
                 return .local(LocalAnswer.make(file: file, request: request, contentType: type, source: source,
-                                               varies: !codings.isEmpty), resourceClass)
+                                               varies: !codings.isEmpty, markedImmutable: markedImmutable), resourceClass)
             }
         }
         let overlayKey = Overlay.key(host: request.host, path: path, query: request.query, match: match)

@@ -33,7 +33,7 @@ final class RouteTable: Sendable {
         for package in try store.activePackages() {
             let mount = try PackageMount(name: package.name, version: package.version, directory: package.directory,
                                          packageDirectory: store.layout.packageDirectory(package.name),
-                                         spaFallback: package.spaFallback)
+                                         spaFallback: package.spaFallback, immutableGlobs: package.immutable)
             mounts.append(mount)
             for text in package.routes {
                 guard let route = PackageRoute(text) else {

@@ -21,12 +21,13 @@ indirect enum JSONKeySchema: Sendable {
         ])
         let release = JSONKeySchema.object([
             "version": .value, "url": .value, "sha256": .value, "size": .value, "routes": .value, "spaFallback": .value,
-            "index": index, "deltas": .array(delta),
+            "index": index, "deltas": .array(delta), "immutable": .value,
         ])
         let rollout = JSONKeySchema.object(["percent": .value, "salt": .value, "previous": release])
         let entry = JSONKeySchema.object([
             "name": .value, "version": .value, "url": .value, "sha256": .value, "size": .value, "routes": .value,
             "rollout": rollout, "revoked": .value, "index": index, "spaFallback": .value, "deltas": .array(delta),
+            "immutable": .value,
         ])
         return .object(["schemaVersion": .value, "packages": .array(entry), "sequence": .value, "expires": .value])
     }

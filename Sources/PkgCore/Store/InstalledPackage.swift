@@ -10,6 +10,8 @@ public struct InstalledPackage: Sendable, Hashable, Codable {
     public var routes: [String]
     /// The active version's single-page-app fallback document, if any.
     public var spaFallback: String?
+    /// Globs of the active version's files the publisher marked immutable.
+    public var immutable: [String] = []
     /// All completely installed versions, oldest install first.
     public var retainedVersions: [String]
 }

@@ -66,6 +66,7 @@ public struct PackageStore: Sendable {
                 directory: layout.versionDirectory(name, version),
                 routes: record.entry.routes,
                 spaFallback: record.entry.spaFallback,
+                immutable: record.entry.immutable,
                 retainedVersions: try retainedVersions(of: name).map(\.entry.version)))
         }
         return result

@@ -65,6 +65,36 @@ import Testing
         #expect(try answer("js/app.3f2a9c1b.js").header("Cache-Control") == "public, max-age=31536000, immutable")
     }
 
+    /// `pack --immutable GLOB`: what no name rule should guess, the publisher says; the
+    /// manifest carries it to the device and the resolver answers those files as immutable.
+    @Test func filesThePublisherMarksImmutableAreAnsweredSo() throws {
+        let temp = try TemporaryDirectory()
+        let source = temp.path + "/site", origin = temp.path + "/origin"
+        for path in ["index.html", "fonts/Inter.woff2", "fonts/sub/Mono.woff2", "js/app.js"] {
+            _ = try temp.write(Array("content of \(path)".utf8), to: "site/" + path)
+        }
+        let packed = try PkgctlProcess.run(["pack", source, "--name", "site", "--version", "1", "--out", origin,
+                                            "--route", "www.example.com", "--immutable", "fonts/*"])
+        #expect(packed.status == 0, "\(packed.stderr)")
+        let manifest = try #require(try PublishedManifest.read(origin + "/manifest.json")).manifest
+        #expect(manifest.packages.first?.immutable == ["fonts/*"])
+        let store = PackageStore(root: temp.path + "/store")
+        #expect(try Updater(store: store, manifestURL: "file://" + origin + "/manifest.json").run().succeeded)
+        let resolver = try Resolver(store: store, configuration: ResolverConfiguration(upstream: "https://127.0.0.1:9"))
+        func cacheControl(_ path: String) throws -> String? {
+            try resolver.answerLocally(ResourceRequest(url: "app://www.example.com/" + path))?.response.header("Cache-Control")
+        }
+        #expect(try cacheControl("fonts/Inter.woff2") == CachePolicy.immutable)
+        #expect(try cacheControl("fonts/sub/Mono.woff2") == CachePolicy.immutable, "* crosses /")
+        #expect(try cacheControl("js/app.js") == CachePolicy.revalidate)
+        #expect(try cacheControl("index.html") == CachePolicy.revalidate)
+
+        let typo = try PkgctlProcess.run(["pack", source, "--name", "site", "--version", "2", "--out", origin,
+                                          "--immutable", "font/*"])
+        #expect(typo.status == 1)
+        #expect(typo.stderr == "pkgctl: immutable 'font/*' matches no file of \(source)\n")
+    }
+
     @Test func ifModifiedSinceIsAnsweredWhenNoETagIsAsked() throws {
         let full = try answer("index.html")
         let lastModified = try #require(full.header("Last-Modified"))
