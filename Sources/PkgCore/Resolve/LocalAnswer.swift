@@ -13,7 +13,8 @@
 /// }
 /// ```
 public struct LocalAnswer: Sendable {
-    /// Status 200, 206, 304 or 416 with `Content-Type`, `Content-Length`, `ETag`,
+    /// Status 200, 206, 304 or 416 (or 301 with `Location` for a folder asked for
+    /// without its slash) with `Content-Type`, `Content-Length`, `ETag`,
     /// `Last-Modified`, `Cache-Control` (``CachePolicy``), `Accept-Ranges` (and
     /// `Content-Range` for 206/416). A server adds `Date`.
     public var response: ResourceResponse
@@ -88,6 +89,16 @@ public struct LocalAnswer: Sendable {
         let hasBody = request.method != "HEAD" && !range.isEmpty
         return LocalAnswer(response: ResourceResponse(status: status, headers: headers),
                            file: hasBody ? file : nil, range: hasBody ? range : 0..<0, source: source)
+    }
+
+    /// 301 to `location` with no body: a folder asked for without its trailing slash.
+    /// `no-store`: it costs nothing to answer again and must follow an update that turns
+    /// the folder into a file (`no-cache` without a validator would contradict itself,
+    /// and nginx's bare 301 leaves caches to guess a lifetime).
+    static func redirect(to location: String, source: Source) -> LocalAnswer {
+        LocalAnswer(response: ResourceResponse(status: 301, headers: [
+            ("Location", location), ("Content-Length", "0"), ("Cache-Control", "no-store"),
+        ]), file: nil, range: 0..<0, source: source)
     }
 
     /// RFC 9110 §13.2.2: If-None-Match decides when present; otherwise If-Modified-Since.

@@ -200,8 +200,14 @@ public final class Resolver: Sendable {
                 file = mount.file(at: fallback)
             }
             if let file {
-                let type = MediaType.forPath(file.relativePath, fallback: resourceClass)
                 let source = LocalAnswer.Source.package(name: mount.name, version: mount.version)
+                // A folder named without its slash is redirected to it, as nginx does: served
+                // here, the page's relative URLs would resolve one folder up.
+                if match.lacksTrailingSlash || file.relativePath == match.relativePath + "/index.html" {
+                    let location = String(request.rawPath) + "/" + (request.query.isEmpty ? "" : "?" + request.query)
+                    return .local(LocalAnswer.redirect(to: location, source: source), resourceClass)
+                }
+                let type = MediaType.forPath(file.relativePath, fallback: resourceClass)
                 let codings = mount.codings(besides: file.relativePath)
                 let markedImmutable = mount.isMarkedImmutable(file.relativePath)
                 // A sibling the site made itself may be larger than the file: then the file goes out.

@@ -75,6 +75,9 @@ final class RouteTable: Sendable {
             while relative.first == UInt8(ascii: "/") { relative = relative.dropFirst() }
             let relativePath: String
             if relative.isEmpty {
+                if pathBytes.last != UInt8(ascii: "/") {
+                    return RouteMatch(route: route, relativePath: "index.html", lacksTrailingSlash: true)
+                }
                 relativePath = "index.html"
             } else if relative.last == UInt8(ascii: "/") {
                 relativePath = String(Substring(relative)) + "index.html"

@@ -50,6 +50,23 @@ struct HybridAppTests {
         #expect(run.engineWarnings.isEmpty, "\(run.engineWarnings)")
     }
 
+    /// `app://www.example.com/app` (no slash) is a 301 from the resolver, which WebKitGTK
+    /// follows from a custom scheme: the page loads at `/app/`, where its relative URLs
+    /// reach its script, style and image.
+    @Test func aFolderWithoutItsSlashIsFollowedToItsPage() throws {
+        let store = try TemporaryDirectory()
+        try BundleFixtures.publishDemo(["1.0.0"], into: store.path + "/origin")
+        let root = store.path + "/store"
+        #expect(try Updater(store: PackageStore(root: root), manifestURL: "file://\(store.path)/origin/manifest.json").run().succeeded)
+        let run = try HybridAppProcess.run(["--root", root, "--offline", "--dump-dom",
+                                            "--wait-for", "document.getElementById('status').textContent !== 'loading…'",
+                                            "app://www.example.com/app"])
+        #expect(run.status == 0, "\(run.log)")
+        #expect(run.stdout.contains("ready: script style image data"), "\(run.stdout)")
+        #expect(run.log.contains { $0.contains(" 301 html package ") }, "\(run.log)")
+        #expect(run.log.contains { $0.contains(" 200 script package ") }, "\(run.log)")
+    }
+
     @Test func aFileThePackageLacksComesFromTheOriginAndIsWrittenThroughThenTheOriginGoesDown() throws {
         let origin = try ResolverOrigin(root: originRoot.path)
         let online = try HybridAppProcess.run(arguments("app://www.example.com/app/index.html", origin: origin))

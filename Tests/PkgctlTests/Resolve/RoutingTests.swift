@@ -40,11 +40,35 @@ import Testing
         #expect(try plan("app://www.example.com/appendix.js").package == "site")
     }
 
-    @Test func indexHTML() throws {
-        #expect(try plan("app://www.example.com/app", accept: chromiumDocumentAccept).localFile?.hasSuffix("app/2.0.0/index.html") == true)
+    @Test func aFolderWithItsSlashGetsItsIndexHTML() throws {
         #expect(try plan("app://www.example.com/app/", accept: chromiumDocumentAccept).localFile?.hasSuffix("app/2.0.0/index.html") == true)
-        #expect(try plan("app://www.example.com/app/docs").localFile?.hasSuffix("app/2.0.0/docs/index.html") == true)
+        #expect(try plan("app://www.example.com/app/docs/").localFile?.hasSuffix("app/2.0.0/docs/index.html") == true)
         #expect(try plan("app://www.example.com/").localFile?.hasSuffix("site/1.0.0/index.html") == true)
+    }
+
+    /// As nginx does: a folder named without its slash is a 301 to it (query kept), since
+    /// served in place the page's relative URLs would resolve one folder up; the custom-scheme
+    /// task gets the same answer.
+    @Test func aFolderWithoutItsSlashIsRedirectedToIt() throws {
+        for (url, location) in [("app://www.example.com/app", "/app/"), ("app://www.example.com/app?x=1&y=2", "/app/?x=1&y=2"),
+                                ("app://www.example.com/app/docs", "/app/docs/"), ("app://www.example.com/apple", "/apple/"),
+                                ("app://www.example.com/app/a%20b", nil)] {
+            let answer = try resolver.answerLocally(ResourceRequest(url: url, headers: [("Accept", chromiumDocumentAccept)]))
+            if let location {
+                #expect(answer?.response.status == 301, "\(url)")
+                #expect(answer?.response.header("Location") == location, "\(url)")
+                #expect(answer?.response.header("Content-Length") == "0" && answer?.file == nil, "\(url)")
+            } else {
+                #expect(answer == nil || answer?.response.status != 301, "\(url): not a folder")
+            }
+        }
+        let task = RecordingTask("app://www.example.com/app/docs?tab=1", accept: chromiumDocumentAccept)
+        resolver.start(task)
+        #expect(task.wait(seconds: 10))
+        #expect(task.events == [.response(301), .finish])
+        #expect(task.response?.header("Location") == "/app/docs/?tab=1")
+        // A file is never redirected.
+        #expect(try resolver.answerLocally(ResourceRequest(url: "app://www.example.com/app/js/app.js"))?.response.status == 200)
     }
 
     @Test func percentDecodingOnce() throws {

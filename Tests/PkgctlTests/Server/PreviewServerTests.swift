@@ -259,6 +259,22 @@ import Testing
         }
     }
 
+    /// `GET /app` is a 301 to `/app/` (query kept), as nginx answers, and a browser that
+    /// follows it gets the page where its relative URLs resolve inside the route.
+    @Test func aFolderWithoutItsSlashIsRedirectedToIt() throws {
+        try withServer(offline: true) { port in
+            let bare = try HTTPExchange.curl("http://127.0.0.1:\(port)/app?from=qr", ["-H", "Accept: text/html"])
+            #expect(bare.status == 301)
+            #expect(bare.header("Location") == "/app/?from=qr")
+            #expect(bare.header("Content-Length") == "0" && bare.body.isEmpty)
+            // A folder without an index.html is no page: not redirected (a miss, 404 offline).
+            #expect(try HTTPExchange.curl("http://127.0.0.1:\(port)/app/img").status == 404)
+            let followed = try HTTPExchange.curl("http://127.0.0.1:\(port)/app", ["-L"])
+            #expect(followed.status == 200)
+            #expect(followed.body == (try demoFile("index.html")))
+        }
+    }
+
     @Test func offlineMissesAre404s() throws {
         try withServer(offline: true) { port in
             let response = try HTTPExchange.curl("http://127.0.0.1:\(port)/app/nope.js")

@@ -4,8 +4,8 @@ import Testing
 @testable import PkgCore
 
 /// REDbot ("lint for HTTP", from PyPI) on `pkgctl serve`'s answers: no WARN or
-/// BAD note for a page, a script, a stylesheet, an image, a directory index and
-/// a 404; REDbot's own conditional and ranged requests check the 304 and 206.
+/// BAD note for a page, a script, a stylesheet, an image, a directory index, a
+/// folder's redirect to its slash and a 404; REDbot's own conditional and ranged requests check the 304 and 206.
 @Suite(.enabled(if: Redbot.isInstalled, "needs REDbot (scripts/setup --test)"))
 struct RedbotTests {
     @Test func redbotFindsNothingToWarnAbout() throws {
@@ -20,7 +20,7 @@ struct RedbotTests {
         let port = try #require(try server.start().port)
         defer { try? server.shutdown() }
         let expected = ["app/index.html": 200, "app/js/app.js": 200, "app/css/style.css": 200,
-                        "app/img/logo.png": 200, "app/": 200, "app/missing.html": 404]
+                        "app/img/logo.png": 200, "app/": 200, "app/missing.html": 404, "app": 301]
         for (path, status) in expected {
             let report = try Redbot.notes(for: "http://127.0.0.1:\(port)/\(path)")
             #expect(report.status == status, "\(path)")

@@ -70,8 +70,16 @@ import Testing
 
     @Test func deltaObjectsThatDripAreCutOffAtTheMinimumRate() throws {
         let origin = try HostileOrigin(root: originRoot)
-        try installFirst(origin)
-        try BundleFixtures.publishDemo(["1.1.0"], into: originRoot)
+        // Both versions: the demo plus 100 KB that does not compress and does not change, so the
+        // changed files as objects cost less than the zip, and the update goes by objects.
+        for version in ["1.0.0", "1.1.0"] {
+            let source = temp.path + "/demo-" + version
+            try FileManager.default.copyItem(atPath: BundleFixtures.demoSource(version), toPath: source)
+            try BundleFixtures.makeTree(at: source + "/media", files: 1, size: 100_000)
+            try Publisher(outputDirectory: originRoot).publish(source: source, name: "demo", version: version,
+                                                              routes: ["www.example.com/app"], deltaFrom: 0)
+            if version == "1.0.0" { try installFirst(origin) }
+        }
         let report = try updater(origin.baseURL + "/drip-objects/manifest.json").run()
         #expect(report.packages.map(\.errorCode) == ["tooSlow"], "\(report.packages)")
         #expect(report.packages.first?.error?.contains("\(origin.baseURL)/drip-objects/objects/") == true,
