@@ -38,9 +38,13 @@ public struct LocalAnswer: Sendable {
     /// `bytes=-N` is the last N bytes; several ranges or a failed If-Range → the
     /// whole file); HEAD without a body. A file in a content `coding` (a `.br` or
     /// `.gz` sibling) gets `Content-Encoding`, and ranges count its encoded bytes;
-    /// `varies` (the file has such siblings) adds `Vary: Accept-Encoding`.
+    /// `varies` (the file has such siblings) adds `Vary: Accept-Encoding`, and `variesByAccept`
+    /// (the single-page-app fallback, chosen by `Accept`) `Vary: Accept`.
     static func make(file: LocalFile, request: ResourceRequest, contentType: String, source: Source,
-                     coding: ContentCoding? = nil, varies: Bool = false, markedImmutable: Bool = false) -> LocalAnswer {
+                     coding: ContentCoding? = nil, varies: Bool = false, variesByAccept: Bool = false,
+                     markedImmutable: Bool = false) -> LocalAnswer {
+        let vary = [variesByAccept ? "Accept" : nil, varies ? "Accept-Encoding" : nil].compactMap { $0 }
+            .joined(separator: ", ")
         let size = file.size
         let cacheControl: String
         switch source {
@@ -53,7 +57,7 @@ public struct LocalAnswer: Sendable {
             var headers: [(name: String, value: String)] = [
                 ("ETag", file.etag), ("Last-Modified", file.lastModified), ("Cache-Control", cacheControl),
             ]
-            if varies { headers.append(("Vary", "Accept-Encoding")) }
+            if !vary.isEmpty { headers.append(("Vary", vary)) }
             return LocalAnswer(response: ResourceResponse(status: 304, headers: headers), file: nil, range: 0..<0,
                                source: source)
         }
@@ -82,7 +86,7 @@ public struct LocalAnswer: Sendable {
             ("Accept-Ranges", "bytes"),
         ]
         if let coding { headers.append(("Content-Encoding", coding.rawValue)) }
-        if varies { headers.append(("Vary", "Accept-Encoding")) }
+        if !vary.isEmpty { headers.append(("Vary", vary)) }
         if status == 206 {
             headers.append(("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(size)"))
         }

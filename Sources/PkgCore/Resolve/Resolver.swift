@@ -195,9 +195,11 @@ public final class Resolver: Sendable {
         if isRead, let match {
             let mount = match.route.mount
             var file = mount.file(at: match.relativePath)
+            var fellBack = false
             if file == nil, let fallback = mount.spaFallback, resourceClass == .html {
                 // A navigation to a route of a single-page app: its document handles the path.
                 file = mount.file(at: fallback)
+                fellBack = file != nil
             }
             if let file {
                 let source = LocalAnswer.Source.package(name: mount.name, version: mount.version)
@@ -214,11 +216,13 @@ public final class Resolver: Sendable {
                 if let coding = ContentCoding.preferred(for: request.header("Accept-Encoding"), among: codings),
                    let encoded = mount.file(at: file.relativePath + coding.fileSuffix), encoded.size < file.size {
                     return .local(LocalAnswer.make(file: encoded, request: request, contentType: type, source: source,
-                                                   coding: coding, varies: true, markedImmutable: markedImmutable),
+                                                   coding: coding, varies: true, variesByAccept: fellBack,
+                                                   markedImmutable: markedImmutable),
                                   resourceClass)
                 }
                 return .local(LocalAnswer.make(file: file, request: request, contentType: type, source: source,
-                                               varies: !codings.isEmpty, markedImmutable: markedImmutable), resourceClass)
+                                               varies: !codings.isEmpty, variesByAccept: fellBack,
+                                               markedImmutable: markedImmutable), resourceClass)
             }
         }
         let overlayKey = Overlay.key(host: request.host, path: path, query: request.query, match: match)

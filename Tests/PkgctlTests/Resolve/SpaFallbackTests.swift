@@ -40,6 +40,18 @@ import Testing
         #expect(head.response.status == 200 && head.file == nil)
     }
 
+    /// The fallback document is chosen by `Accept` (a navigation gets it, a fetch of the
+    /// same URL does not), so a cache must key it on `Accept`; a file served as itself is not.
+    @Test func theFallbackAnswerVariesByAccept() throws {
+        let fallback = try #require(try local("app://shop.example.com/app/settings/profile", accept: Self.navigation))
+        #expect(fallback.response.header("Vary") == "Accept")
+        let revalidated = try #require(try resolver.answerLocally(ResourceRequest(
+            url: "app://shop.example.com/app/settings/profile",
+            headers: [("Accept", Self.navigation), ("If-None-Match", fallback.response.header("ETag") ?? "")])))
+        #expect(revalidated.response.status == 304 && revalidated.response.header("Vary") == "Accept")
+        #expect(try local("app://shop.example.com/app/index.html", accept: Self.navigation)?.response.header("Vary") == nil)
+    }
+
     @Test func onlyNavigationsFallBack() throws {
         // A script, a stylesheet or a fetch of JSON that is missing is a miss (origin or 404), not the document.
         #expect(try local("app://shop.example.com/app/js/missing.js", accept: "*/*") == nil)

@@ -44,6 +44,9 @@ final class WebKitSchemeTask: ResourceTask, @unchecked Sendable {
     func didReceive(_ response: ResourceResponse) {
         guard checkLive(), let webRequest else { return }
         status = response.status
+        if (300...399).contains(response.status), let location = response.header("Location") {
+            return answerRedirect(to: location, webRequest)
+        }
         let writer: PipeBodyWriter
         do {
             writer = try PipeBodyWriter(held: handler.heldBodyBytes)
@@ -72,6 +75,30 @@ final class WebKitSchemeTask: ResourceTask, @unchecked Sendable {
         webkit_uri_scheme_request_finish_with_response(webRequest, answer)
         g_object_unref(answer)
         g_object_unref(stream)  // WebKit holds it now
+        releaseRequest()
+    }
+
+    /// WebKitGTK does not follow a 3xx that a custom scheme answers (2.50: "Frame load
+    /// interrupted", and nothing loads), so the redirect becomes a page that replaces
+    /// itself with `location`: the same for a navigation, and no history entry.
+    private func answerRedirect(to location: String, _ webRequest: UnsafeMutablePointer<WebKitURISchemeRequest>) {
+        let html = location.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+            .replacingOccurrences(of: "<", with: "&lt;")
+        let script = location.unicodeScalars.map { scalar in
+            scalar.isASCII && scalar.properties.isAlphabetic || "/?=&.-_:%#".unicodeScalars.contains(scalar)
+                || ("0"..."9").contains(scalar) ? String(scalar) : "\\u{" + String(scalar.value, radix: 16) + "}"
+        }.joined()
+        let page = Array(("<!doctype html><meta http-equiv=\"refresh\" content=\"0; url=\(html)\">"
+            + "<script>location.replace(\"\(script)\")</script>").utf8)
+        let copy = g_malloc(gsize(page.count))!
+        page.withUnsafeBytes { copy.copyMemory(from: $0.baseAddress!, byteCount: page.count) }
+        let stream = g_memory_input_stream_new_from_data(copy, gssize(page.count), g_free)!
+        let answer = webkit_uri_scheme_response_new(stream, gint64(page.count))!
+        webkit_uri_scheme_response_set_status(answer, 200, nil)
+        webkit_uri_scheme_response_set_content_type(answer, "text/html; charset=utf-8")
+        webkit_uri_scheme_request_finish_with_response(webRequest, answer)
+        g_object_unref(answer)
+        g_object_unref(stream)
         releaseRequest()
     }
 
