@@ -42,6 +42,11 @@ struct PackCommand: ParsableCommand {
         valueName: "glob"))
     var immutable: [String] = []
 
+    @Option(name: .customLong("header"), help: ArgumentHelp(
+        "A response header for some files: 'GLOB: Name: value', e.g. '*.html: Cross-Origin-Opener-Policy: same-origin' (repeatable).",
+        valueName: "glob: name: value"))
+    var header: [String] = []
+
     @Option(name: .customLong("delta-from"), help: ArgumentHelp(
         "Write tree deltas to this version from the N newest earlier versions published in out-dir (0: none).",
         valueName: "n"))
@@ -52,6 +57,9 @@ struct PackCommand: ParsableCommand {
     func validate() throws {
         if let rollout, !(0...100).contains(rollout) { throw ValidationError("--rollout must be 0 to 100 (got \(rollout))") }
         guard (0...100).contains(deltaFrom) else { throw ValidationError("--delta-from must be 0 to 100") }
+        for text in header where PackageHeader(argument: text) == nil {
+            throw ValidationError("--header '\(String(text.prefix(200)))' must be 'GLOB: Name: value'")
+        }
     }
 
     func run() throws {
@@ -59,6 +67,7 @@ struct PackCommand: ParsableCommand {
             try Publisher(outputDirectory: out).publish(source: source, name: name, version: version, routes: routes,
                                                         rolloutPercent: rollout, force: force, precompress: precompress,
                                                         spaFallback: spaFallback, immutable: immutable,
+                                                        headers: header.compactMap(PackageHeader.init(argument:)),
                                                         deltaFrom: deltaFrom,
                                                         signer: try signing.signer())
         }

@@ -29,6 +29,8 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
     /// Globs (`fnmatch`, `*` also crossing `/`) of files the publisher says never change
     /// under their names: served with `Cache-Control: immutable` like content-hashed names.
     public var immutable: [String] = []
+    /// Response headers the publisher declares for some of the package's files.
+    public var headers: [PackageHeader] = []
 
     /// An entry; call ``validate(source:)`` before trusting it.
     public init(name: String, version: String, url: String, sha256: String, size: UInt64, routes: [String] = [],
@@ -44,7 +46,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case name, version, url, sha256, size, routes, rollout, revoked, index, spaFallback, deltas, immutable
+        case name, version, url, sha256, size, routes, rollout, revoked, index, spaFallback, deltas, immutable, headers
     }
 
     /// Decodes an entry; `routes`, `rollout` and `revoked` may be absent and `size` must not be negative.
@@ -68,6 +70,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         spaFallback = try container.decodeIfPresent(String.self, forKey: .spaFallback)
         deltas = try container.decodeIfPresent([DeltaReference].self, forKey: .deltas) ?? []
         immutable = try container.decodeIfPresent([String].self, forKey: .immutable) ?? []
+        headers = try container.decodeIfPresent([PackageHeader].self, forKey: .headers) ?? []
     }
 
     /// Encodes the entry, leaving out an absent rollout and an empty revocation list.
@@ -85,6 +88,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         try container.encodeIfPresent(spaFallback, forKey: .spaFallback)
         if !deltas.isEmpty { try container.encode(deltas, forKey: .deltas) }
         if !immutable.isEmpty { try container.encode(immutable, forKey: .immutable) }
+        if !headers.isEmpty { try container.encode(headers, forKey: .headers) }
     }
 
     /// Checks that name and version are safe directory names and the hash is SHA-256 hex.
@@ -122,6 +126,9 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         for delta in deltas { try delta.validate(fail) }
         for glob in immutable where !Self.isValidGlob(glob) {
             throw fail("immutable '\(glob.escapedForMessage)' must be 1-256 bytes, relative, without control characters")
+        }
+        for header in headers {
+            if let refusal = header.refusal() { throw fail("header: " + refusal) }
         }
     }
 

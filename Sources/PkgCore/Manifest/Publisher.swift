@@ -33,11 +33,13 @@ public struct Publisher: Sendable {
     /// navigations that match no file (``ManifestEntry/spaFallback``). Tree deltas
     /// from the `deltaFrom` newest earlier versions published here are written too
     /// (``publishDeltas(to:name:version:from:)``). `immutable` globs name files served as
-    /// never changing (``ManifestEntry/immutable``); one that matches no file is refused.
+    /// never changing (``ManifestEntry/immutable``), `headers` response headers for some files
+    /// (``ManifestEntry/headers``); a glob of either that matches no file is refused.
     @discardableResult
     public func publish(source: String, name: String, version: String, routes: [String] = [],
                         rolloutPercent: Double? = nil, force: Bool = false, precompress: Bool = false,
-                        spaFallback: String? = nil, immutable: [String] = [], deltaFrom: Int = 3,
+                        spaFallback: String? = nil, immutable: [String] = [], headers: [PackageHeader] = [],
+                        deltaFrom: Int = 3,
                         signer: ManifestSigner? = nil) throws -> ManifestEntry {
         try FileSystem.makeDirectories(outputDirectory)
         var manifest = try readManifest(signer: signer)
@@ -48,6 +50,7 @@ public struct Publisher: Sendable {
                                         sha256: String(repeating: "0", count: 64), size: 0, routes: routes)
         placeholder.spaFallback = spaFallback
         placeholder.immutable = immutable
+        placeholder.headers = headers
         try placeholder.validate(source: manifestPath)
         if let rolloutPercent, !(0...100).contains(rolloutPercent) {
             throw PkgError(.invalidArgument, "rollout percent must be 0 to 100 (got \(rolloutPercent))")
@@ -74,6 +77,9 @@ public struct Publisher: Sendable {
         for glob in immutable where !files.contains(where: { fnmatch(glob, $0.name, 0) == 0 }) {
             throw PkgError(.invalidArgument, "immutable '\(glob.escapedForMessage)' matches no file of \(source)")
         }
+        for header in headers where !files.contains(where: { fnmatch(header.files, $0.name, 0) == 0 }) {
+            throw PkgError(.invalidArgument, "header for '\(header.files.escapedForMessage)' matches no file of \(source)")
+        }
 
         func publish(_ files: [BundleFile]) throws -> ManifestEntry {
             let zipPath = outputDirectory + "/" + fileName
@@ -84,6 +90,7 @@ public struct Publisher: Sendable {
                                       revoked: previous?.revoked ?? [])
             entry.spaFallback = spaFallback
             entry.immutable = immutable
+            entry.headers = headers
             let compressedSizes = try ZipArchive(path: zipPath, label: "\(name) \(version)").compressedSizes()
             let (index, reference) = try publishFiles(files, compressedSizes: compressedSizes, name: name, version: version)
             entry.index = reference

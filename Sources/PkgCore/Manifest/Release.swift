@@ -20,6 +20,8 @@ public struct Release: Codable, Sendable, Hashable {
     public var deltas: [DeltaReference]?
     /// The version's immutable globs.
     public var immutable: [String]?
+    /// The version's declared response headers.
+    public var headers: [PackageHeader]?
 
     /// The release of a manifest entry.
     public init(_ entry: ManifestEntry) {
@@ -32,6 +34,7 @@ public struct Release: Codable, Sendable, Hashable {
         index = entry.index
         deltas = entry.deltas.isEmpty ? nil : entry.deltas
         immutable = entry.immutable.isEmpty ? nil : entry.immutable
+        headers = entry.headers.isEmpty ? nil : entry.headers
     }
 
     /// This release as a manifest entry of package `name` (no rollout, nothing revoked).
@@ -41,6 +44,7 @@ public struct Release: Codable, Sendable, Hashable {
         entry.index = index
         entry.deltas = deltas ?? []
         entry.immutable = immutable ?? []
+        entry.headers = headers ?? []
         return entry
     }
 }

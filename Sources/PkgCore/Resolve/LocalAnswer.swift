@@ -39,10 +39,11 @@ public struct LocalAnswer: Sendable {
     /// whole file); HEAD without a body. A file in a content `coding` (a `.br` or
     /// `.gz` sibling) gets `Content-Encoding`, and ranges count its encoded bytes;
     /// `varies` (the file has such siblings) adds `Vary: Accept-Encoding`, and `variesByAccept`
-    /// (the single-page-app fallback, chosen by `Accept`) `Vary: Accept`.
+    /// (the single-page-app fallback, chosen by `Accept`) `Vary: Accept`. `declared` are the
+    /// headers the publisher declared for the file, added to 200 and 206 answers.
     static func make(file: LocalFile, request: ResourceRequest, contentType: String, source: Source,
                      coding: ContentCoding? = nil, varies: Bool = false, variesByAccept: Bool = false,
-                     markedImmutable: Bool = false) -> LocalAnswer {
+                     markedImmutable: Bool = false, declared: [(name: String, value: String)] = []) -> LocalAnswer {
         let vary = [variesByAccept ? "Accept" : nil, varies ? "Accept-Encoding" : nil].compactMap { $0 }
             .joined(separator: ", ")
         let size = file.size
@@ -87,6 +88,7 @@ public struct LocalAnswer: Sendable {
         ]
         if let coding { headers.append(("Content-Encoding", coding.rawValue)) }
         if !vary.isEmpty { headers.append(("Vary", vary)) }
+        headers += declared
         if status == 206 {
             headers.append(("Content-Range", "bytes \(range.lowerBound)-\(range.upperBound - 1)/\(size)"))
         }

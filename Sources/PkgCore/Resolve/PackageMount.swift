@@ -14,9 +14,12 @@ final class PackageMount: @unchecked Sendable {
     let spaFallback: String?
     /// Globs of files the publisher marked immutable (``ManifestEntry/immutable``).
     let immutableGlobs: [String]
+    /// Response headers the publisher declared (``ManifestEntry/headers``).
+    let headerRules: [PackageHeader]
 
     init(name: String, version: String, directory: String, packageDirectory: String, spaFallback: String?,
-         immutableGlobs: [String] = []) throws {
+         immutableGlobs: [String] = [], declaredHeaders: [PackageHeader] = []) throws {
+        headerRules = declaredHeaders
         self.name = name
         self.version = version
         self.directory = directory
@@ -36,6 +39,11 @@ final class PackageMount: @unchecked Sendable {
     deinit {
         close(directoryDescriptor)
         close(packageDescriptor)
+    }
+
+    /// The headers the publisher declared for the file at `relativePath`.
+    func declaredHeaders(for relativePath: String) -> [(name: String, value: String)] {
+        headerRules.filter { fnmatch($0.files, relativePath, 0) == 0 }.map { ($0.name, $0.value) }
     }
 
     /// Whether the publisher marked the file at `relativePath` immutable.

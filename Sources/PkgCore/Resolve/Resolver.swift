@@ -212,17 +212,18 @@ public final class Resolver: Sendable {
                 let type = MediaType.forPath(file.relativePath, fallback: resourceClass)
                 let codings = mount.codings(besides: file.relativePath)
                 let markedImmutable = mount.isMarkedImmutable(file.relativePath)
+                let declared = mount.declaredHeaders(for: file.relativePath)
                 // A sibling the site made itself may be larger than the file: then the file goes out.
                 if let coding = ContentCoding.preferred(for: request.header("Accept-Encoding"), among: codings),
                    let encoded = mount.file(at: file.relativePath + coding.fileSuffix), encoded.size < file.size {
                     return .local(LocalAnswer.make(file: encoded, request: request, contentType: type, source: source,
                                                    coding: coding, varies: true, variesByAccept: fellBack,
-                                                   markedImmutable: markedImmutable),
+                                                   markedImmutable: markedImmutable, declared: declared),
                                   resourceClass)
                 }
                 return .local(LocalAnswer.make(file: file, request: request, contentType: type, source: source,
                                                varies: !codings.isEmpty, variesByAccept: fellBack,
-                                               markedImmutable: markedImmutable), resourceClass)
+                                               markedImmutable: markedImmutable, declared: declared), resourceClass)
             }
         }
         let overlayKey = Overlay.key(host: request.host, path: path, query: request.query, match: match)

@@ -33,7 +33,8 @@ final class RouteTable: Sendable {
         for package in try store.activePackages() {
             let mount = try PackageMount(name: package.name, version: package.version, directory: package.directory,
                                          packageDirectory: store.layout.packageDirectory(package.name),
-                                         spaFallback: package.spaFallback, immutableGlobs: package.immutable)
+                                         spaFallback: package.spaFallback, immutableGlobs: package.immutable,
+                                         declaredHeaders: package.headers)
             mounts.append(mount)
             for text in package.routes {
                 guard let route = PackageRoute(text) else {

@@ -19,15 +19,16 @@ indirect enum JSONKeySchema: Sendable {
         let delta = JSONKeySchema.object([
             "from": .value, "base": .value, "target": .value, "url": .value, "sha256": .value, "size": .value,
         ])
+        let header = JSONKeySchema.object(["files": .value, "name": .value, "value": .value])
         let release = JSONKeySchema.object([
             "version": .value, "url": .value, "sha256": .value, "size": .value, "routes": .value, "spaFallback": .value,
-            "index": index, "deltas": .array(delta), "immutable": .value,
+            "index": index, "deltas": .array(delta), "immutable": .value, "headers": .array(header),
         ])
         let rollout = JSONKeySchema.object(["percent": .value, "salt": .value, "previous": release])
         let entry = JSONKeySchema.object([
             "name": .value, "version": .value, "url": .value, "sha256": .value, "size": .value, "routes": .value,
             "rollout": rollout, "revoked": .value, "index": index, "spaFallback": .value, "deltas": .array(delta),
-            "immutable": .value,
+            "immutable": .value, "headers": .array(header),
         ])
         return .object(["schemaVersion": .value, "packages": .array(entry), "sequence": .value, "expires": .value])
     }

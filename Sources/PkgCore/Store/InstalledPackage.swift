@@ -12,6 +12,8 @@ public struct InstalledPackage: Sendable, Hashable, Codable {
     public var spaFallback: String?
     /// Globs of the active version's files the publisher marked immutable.
     public var immutable: [String] = []
+    /// The active version's declared response headers.
+    public var headers: [PackageHeader] = []
     /// All completely installed versions, oldest install first.
     public var retainedVersions: [String]
 }

@@ -67,6 +67,7 @@ public struct PackageStore: Sendable {
                 routes: record.entry.routes,
                 spaFallback: record.entry.spaFallback,
                 immutable: record.entry.immutable,
+                headers: record.entry.headers,
                 retainedVersions: try retainedVersions(of: name).map(\.entry.version)))
         }
         return result

@@ -63,6 +63,25 @@ import Testing
                 "\(error?.message ?? "")")
     }
 
+    @Test func packageHeadersParseFromTheCommandLineAndRefuseWhatTheServerOwns() throws {
+        let header = try #require(PackageHeader(argument: "*.html: Content-Security-Policy: default-src 'self'"))
+        #expect(header == PackageHeader(files: "*.html", name: "Content-Security-Policy", value: "default-src 'self'"))
+        #expect(PackageHeader(argument: "a:b.html: X-Frame-Options: DENY")?.files == "a:b.html")
+        #expect(PackageHeader(argument: "no header here") == nil)
+        for (files, name, value, reason) in [
+            ("*", "Content-Length", "5", "Content-Length is written by the server"),
+            ("*", "transfer-encoding", "chunked", "is written by the server"), ("*", "ETag", "\"x\"", "written by the server"),
+            ("*", "Connection", "close", "written by the server"), ("*", "Cache-Control", "no-store", "written by the server"),
+            ("*", "X Bad", "1", "is not a header name"), ("*", "X-Split", "a\r\nSet-Cookie: x=1", "without control characters"),
+            ("/etc/*", "X-Ok", "1", "is not a relative glob"),
+        ] {
+            var entry = ManifestEntry(name: "demo", version: "1", url: "u", sha256: hash, size: 1)
+            entry.headers = [PackageHeader(files: files, name: name, value: value)]
+            let error = #expect(throws: PkgError.self) { try entry.validate(source: "m.json") }
+            #expect(error?.message.contains(reason) == true && error?.message.contains("\n") == false, "\(error?.message ?? "")")
+        }
+    }
+
     @Test func refusesDuplicatePackages() {
         let entry = #"{"name": "demo", "version": "1", "url": "u", "sha256": "\#(hash)", "size": 1}"#
         let json = #"{"schemaVersion": 1, "packages": [\#(entry), \#(entry)]}"#

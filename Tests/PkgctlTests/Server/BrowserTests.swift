@@ -127,6 +127,43 @@ struct BrowserTests {
         #expect(sentBytes < router.utf8.count / 2, "\(scriptLine)")
     }
 
+    /// `pack --header` declares COOP and COEP for the app's files; `pkgctl serve` sends them
+    /// on the package's answers only, and Chromium grants the page `crossOriginIsolated`
+    /// (SharedArrayBuffer): without the headers it does not.
+    @Test func declaredHeadersMakeThePageCrossOriginIsolated() throws {
+        let site = temp.path + "/isolated"
+        try FileManager.default.createDirectory(atPath: site + "/js", withIntermediateDirectories: true)
+        try Data("""
+            <!doctype html><meta charset=utf-8><title>isolated</title><div id=out>not run</div>
+            <script src="/app/js/check.js"></script>
+            """.utf8).write(to: URL(fileURLWithPath: site + "/index.html"))
+        try Data("""
+            document.getElementById('out').textContent = 'isolated=' + self.crossOriginIsolated
+              + ' sab=' + (typeof SharedArrayBuffer);
+            """.utf8).write(to: URL(fileURLWithPath: site + "/js/check.js"))
+        func serve(_ headers: [String]) throws -> (dom: String, page: HTTPExchange.Response, script: HTTPExchange.Response) {
+            let out = temp.path + "/isolated-origin-\(headers.count)", store = temp.path + "/isolated-store-\(headers.count)"
+            let packed = try PkgctlProcess.run(["pack", site, "--name", "iso", "--version", "1.0.0", "--out", out,
+                                                "--route", "www.example.com/app"] + headers.flatMap { ["--header", $0] })
+            #expect(packed.status == 0, "\(packed.stderr)")
+            #expect(try PkgctlProcess.run(["update", "--root", store, "--manifest", "file://" + out + "/manifest.json"]).status == 0)
+            let (server, output, _) = try PkgctlProcess.start(["serve", "--root", store, "--port", "0", "--offline", "--quiet"])
+            defer { kill(server.processIdentifier, SIGINT); server.waitUntilExit() }
+            let banner = try PkgctlProcess.firstLine(of: output, timeout: 20)
+            let url = try #require(banner.split(separator: " ").first { $0.hasPrefix("http://") }).description
+            return (try dumpDOM(url), try HTTPExchange.curl(url), try HTTPExchange.curl(url + "js/check.js"))
+        }
+        let isolated = try serve(["*.html: Cross-Origin-Opener-Policy: same-origin",
+                                  "*: Cross-Origin-Embedder-Policy: require-corp"])
+        #expect(isolated.page.header("Cross-Origin-Opener-Policy") == "same-origin")
+        #expect(isolated.page.header("Cross-Origin-Embedder-Policy") == "require-corp")
+        #expect(isolated.script.header("Cross-Origin-Opener-Policy") == nil, "only the files the glob names")
+        #expect(isolated.script.header("Cross-Origin-Embedder-Policy") == "require-corp")
+        #expect(isolated.dom.contains("isolated=true sab=function"), "\(isolated.dom)")
+        let plain = try serve([])
+        #expect(plain.dom.contains("isolated=false"), "\(plain.dom)")
+    }
+
     /// Loads `url` in headless Chromium and returns the DOM once the page settled.
     private func dumpDOM(_ url: String) throws -> String {
         let browser = Process()
