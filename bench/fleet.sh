@@ -6,8 +6,12 @@
 # (html/js/css/json text and incompressible images), about 1.5 MB.
 #   1. first install of v1            requests and bytes per device
 #   2. a no-change poll               requests per device, and how many were 304s without a body
-#   3. v2 with 5 % of files changed   bytes per device against the gzip size of the changed files
-#                                     plus the index; files written per device
+#   3. v2 with 5 % of files changed   what a device fetches beyond the manifest: requests per device
+#                                     to /deltas/, /objects/, /index/ and zips (target: the one tree
+#                                     delta from v1 that pack wrote), its body bytes against that
+#                                     delta's size (target 1.0x) and its bytes sent against the gzip
+#                                     size of the changed files plus the index (what per-file objects
+#                                     cost before tree deltas); files written per device
 #   4. rollout of v3 10 -> 50 -> 100 %  share of devices on v3 after each step; devices that moved back
 #   5. revoke v3                      devices back on v2
 #   6. killed and resumed update      bytes of a killed run plus its rerun against one clean run
@@ -38,7 +42,7 @@ http {
   types { application/zip zip; application/json json; }
   default_type application/octet-stream;
   gzip on; gzip_min_length 256; gzip_types application/octet-stream application/json;
-  log_format fleet '\$request_uri \$status \$bytes_sent';
+  log_format fleet '\$request_uri \$status \$bytes_sent \$body_bytes_sent';
   access_log $work/access.log fleet;
   client_body_temp_path $work/tmp-body; proxy_temp_path $work/tmp-proxy; fastcgi_temp_path $work/tmp-fcgi;
   uwsgi_temp_path $work/tmp-uwsgi; scgi_temp_path $work/tmp-scgi;
@@ -75,11 +79,19 @@ def derive(src, out, changed, seed):
     return [os.path.relpath(p, out) for p in picked]
 
 def pack(src, version, *extra):
-    subprocess.run([pkgctl, "pack", src, "--name", "app", "--version", version, "--out", www, *extra],
-                   check=True, stdout=subprocess.DEVNULL)
+    printed = subprocess.run([pkgctl, "pack", src, "--name", "app", "--version", version, "--out", www, *extra],
+                             check=True, stdout=subprocess.PIPE, text=True).stdout
     # A manifest polled within a second of being written has no strong validator
     # (pkgctl then asks unconditionally); wait so the no-change polls can be 304s.
     time.sleep(1.1)
+    # "OUT/deltas/BASE-TARGET.pkgdelta  SIZE bytes  from VERSION": the delta's size by base version
+    return {line.split()[-1]: int(line.split()[1]) for line in printed.splitlines() if ".pkgdelta" in line}
+
+def kind(uri):
+    for prefix, name in (("/deltas/", "delta"), ("/objects/", "object"), ("/index/", "index")):
+        if uri.startswith(prefix):
+            return name
+    return "zip" if uri.endswith(".zip") else "manifest" if uri.endswith("manifest.json") else "other"
 
 def update(device, check=True):
     root = os.path.join(work, "stores", device)
@@ -129,9 +141,13 @@ versions, lines, elapsed = fleet_run()
 row("2. no-change poll", f"{len(lines) / devices:.2f} requests per device, {sum(l[1] == '304' for l in lines)} of {len(lines)} "
     f"answered 304, {sum(int(l[2]) for l in lines) / max(len(lines), 1):.0f} bytes each (headers only); {elapsed:.1f} s")
 
-pack(os.path.join(sources, "v2"), "2")
+deltas2 = pack(os.path.join(sources, "v2"), "2")
 versions, lines, elapsed = fleet_run()
-per_device = sum(int(l[2]) for l in lines if not l[0].endswith("manifest.json")) / devices
+fetched = [l for l in lines if kind(l[0]) != "manifest"]
+per_device = sum(int(l[2]) for l in fetched) / devices
+body = sum(int(l[3]) for l in fetched) / devices
+requests = {k: sum(kind(l[0]) == k for l in fetched) / devices for k in ("delta", "object", "index", "zip", "other")}
+delta = deltas2.get("1", 0)
 gz = sum(len(gzip.compress(open(os.path.join(sources, "v2", p), "rb").read())) for p in changed2)
 index = os.path.getsize(os.path.join(www, "index", "app-2.json"))
 written = []
@@ -141,8 +157,11 @@ for device in ids[:: max(1, devices // 100)]:
     files = [os.path.relpath(os.path.join(d, f), v2) for d, _, fs in os.walk(v2) for f in fs]
     written.append(sum(1 for f in files if not os.path.exists(os.path.join(v1, f))
                        or os.stat(os.path.join(v1, f)).st_ino != os.stat(os.path.join(v2, f)).st_ino))
-row("3. v2, 10 of 200 files changed", f"{per_device:,.0f} bytes per device beyond the manifest, against {gz:,} gzip bytes of "
-    f"the changed files + {index:,} of index = {per_device / (gz + index):.2f}x (the zip: {os.path.getsize(os.path.join(www, 'app-2.zip')):,}); "
+row("3. v2, 10 of 200 files changed", f"{per_device:,.0f} bytes per device beyond the manifest ({body:,.0f} of bodies, "
+    f"the rest headers) in {len(fetched) / devices:.2f} requests: " + ", ".join(f"{n:.2f} {k}" for k, n in requests.items() if n) +
+    f"; the tree delta from v1 is {delta:,} bytes: bodies **{body / delta if delta else float('nan'):.2f}x** of it; "
+    f"per-file objects would cost {gz:,} gzip bytes of the changed files + {index:,} of index "
+    f"(bytes sent {per_device / (gz + index):.3f}x of that; the zip: {os.path.getsize(os.path.join(www, 'app-2.zip')):,}); "
     f"{statistics.median(written):.0f} files written per device (median of {len(written)}); "
     f"{sum(v == '2' for v in versions.values())} of {devices} on v2; {elapsed:.1f} s")
 
@@ -161,7 +180,7 @@ for percent in (10, 50, 100):
 subprocess.run([pkgctl, "revoke", www, "app", "3"], check=True, stdout=subprocess.DEVNULL)
 versions, lines, elapsed = fleet_run()
 row("5. revoke v3", f"{sum(v == '2' for v in versions.values())} of {devices} devices back on v2, "
-    f"{sum(l[0].startswith('/objects/') or l[0].endswith('.zip') for l in lines)} downloads (v2 was retained); {elapsed:.1f} s")
+    f"{sum(kind(l[0]) in ('delta', 'object', 'zip') for l in lines)} downloads (v2 was retained); {elapsed:.1f} s")
 
 pack(os.path.join(sources, "v4"), "4")
 clean_device, trials = ids[0], []
