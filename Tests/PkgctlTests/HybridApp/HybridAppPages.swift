@@ -22,6 +22,17 @@ enum HybridAppPages {
             """
     }
 
+    /// A page that navigates away 50 ms after it starts, while `images` images still come
+    /// slowly from the origin: its load is superseded, and `index.html` is what counts.
+    static func navigatesWhileLoading(images: Int) -> String {
+        let tags = (0..<images).map { "<img src=\"/slow/img/\($0).png\">" }.joined()
+        return """
+            <!doctype html><html><body><p id="out">leaving</p>\(tags)<script>
+            setTimeout(() => { location.href = 'index.html'; }, 50);
+            </script></body></html>
+            """
+    }
+
     static let post = """
         <!doctype html><html><body><p id="out">waiting</p><script>
         fetch('/echo-post', { method: 'POST', body: 'hello from webkit', headers: { 'Content-Type': 'text/plain' } })

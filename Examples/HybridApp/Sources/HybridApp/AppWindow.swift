@@ -185,16 +185,27 @@ final class AppWindow: @unchecked Sendable {
         Unmanaged<AppWindow>.fromOpaque(data!).takeUnretainedValue().exit(0, nil)
     }
 
+    /// Only the last navigation's outcome counts: a new one starting clears what an
+    /// earlier one left, and its finish is what is reported.
     private static let onLoadChanged: @convention(c) (UnsafeMutableRawPointer?, WebKitLoadEvent, UnsafeMutableRawPointer?) -> Void = { _, event, data in
+        let window = Unmanaged<AppWindow>.fromOpaque(data!).takeUnretainedValue()
+        if event == WEBKIT_LOAD_STARTED { window.failure = nil }
         guard event == WEBKIT_LOAD_FINISHED else { return }
-        Unmanaged<AppWindow>.fromOpaque(data!).takeUnretainedValue().loadFinished()
+        window.loadFinished()
     }
 
+    /// A load another navigation replaced (the page set `location`, the user clicked on)
+    /// fails as cancelled: that is no failure of the app, and is only logged.
     private static let onLoadFailed: @convention(c) (UnsafeMutableRawPointer?, WebKitLoadEvent, UnsafePointer<CChar>?,
                                                       UnsafeMutablePointer<GError>?, UnsafeMutableRawPointer?) -> gboolean = { _, _, uri, error, data in
         let window = Unmanaged<AppWindow>.fromOpaque(data!).takeUnretainedValue()
         let message = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
-        window.failure = "load failed: \((uri.map { String(cString: $0) } ?? "").escapedForMessage): \(message)"
+        let shown = (uri.map { String(cString: $0) } ?? "").escapedForMessage
+        if let error, g_error_matches(error, webkit_network_error_quark(), gint(WEBKIT_NETWORK_ERROR_CANCELLED.rawValue)) != 0 {
+            Log.line("load superseded: \(shown): \(message)")
+            return gboolean(0)
+        }
+        window.failure = "load failed: \(shown): \(message)"
         return gboolean(0)
     }
 
