@@ -24,32 +24,7 @@ command -v nginx >/dev/null || scripts/setup --test
 swift build -c release --product pkgctl >/dev/null
 pkgctl=$PWD/.build/release/pkgctl
 work=$(mktemp -d "${TMPDIR:-/tmp}/pkgctl-fleet.XXXXXX")
-chmod 755 "$work"
-cleanup() {
-  [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
-  sleep 0.2; rm -rf "$work"
-}
-trap cleanup EXIT
-
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-mkdir -p "$work/www"
-cat > "$work/nginx.conf" <<CONF
-worker_processes 2;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log;
-events { worker_connections 1024; }
-http {
-  types { application/zip zip; application/json json; }
-  default_type application/octet-stream;
-  gzip on; gzip_min_length 256; gzip_types application/octet-stream application/json;
-  log_format fleet '\$request_uri \$status \$bytes_sent \$body_bytes_sent';
-  access_log $work/access.log fleet;
-  client_body_temp_path $work/tmp-body; proxy_temp_path $work/tmp-proxy; fastcgi_temp_path $work/tmp-fcgi;
-  uwsgi_temp_path $work/tmp-uwsgi; scgi_temp_path $work/tmp-scgi;
-  server { listen 127.0.0.1:$port; root $work/www; }
-}
-CONF
-nginx -p "$work" -c "$work/nginx.conf"
+. bench/lib/static-origin.sh
 
 python3 - "$pkgctl" "$work" "http://127.0.0.1:$port/manifest.json" "$devices" "$wave" <<'PY'
 import concurrent.futures, gzip, os, random, shutil, signal, statistics, subprocess, sys, time

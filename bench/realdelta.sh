@@ -12,7 +12,7 @@
 #   pkgctl   pack A, install A on a fresh store over a loopback nginx (gzip on,
 #            gzip_types *), pack B (timed: zip, index, objects and the tree delta),
 #            then `pkgctl update` to B under /usr/bin/time -f %M (timed; peak RSS);
-#            nginx's access log ($request_uri $status $body_bytes_sent) gives the
+#            nginx's access log ($request_uri $status $bytes_sent $body_bytes_sent: bench/lib/static-origin.sh) gives the
 #            bytes on the wire (manifest included) and the requests; `pkgctl verify`
 #            and diff -r against B check the installed tree. The notes also give the
 #            pack of B with --delta-from 0 (what the delta adds to pack's time).
@@ -46,32 +46,7 @@ pkgctl=$PWD/.build/release/pkgctl
 cache=${TMPDIR:-/tmp}/pkgctl-realdelta-wheels
 mkdir -p "$cache"
 work=$(mktemp -d "${TMPDIR:-/tmp}/pkgctl-realdelta.XXXXXX")
-chmod 755 "$work"   # nginx workers run as www-data
-cleanup() {
-  [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true
-  sleep 0.2; rm -rf "$work"
-}
-trap cleanup EXIT
-
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-mkdir -p "$work/www"
-cat > "$work/nginx.conf" <<CONF
-worker_processes 2;
-pid $work/nginx.pid;
-error_log $work/nginx-error.log;
-events { worker_connections 1024; }
-http {
-  types { application/zip zip; application/json json; }
-  default_type application/octet-stream;
-  gzip on; gzip_types *;
-  log_format realdelta '\$request_uri \$status \$body_bytes_sent';
-  access_log $work/access.log realdelta;
-  client_body_temp_path $work/tmp-body; proxy_temp_path $work/tmp-proxy; fastcgi_temp_path $work/tmp-fcgi;
-  uwsgi_temp_path $work/tmp-uwsgi; scgi_temp_path $work/tmp-scgi;
-  server { listen 127.0.0.1:$port; root $work/www; }
-}
-CONF
-nginx -p "$work" -c "$work/nginx.conf"
+. bench/lib/static-origin.sh
 
 python3 - "$pkgctl" "$work" "http://127.0.0.1:$port" "$cache" "$runs" "$only" <<'PY'
 import concurrent.futures, glob, hashlib, os, random, re, shutil, statistics, subprocess, sys, time, zipfile
@@ -251,7 +226,7 @@ def pkgctl_run(label, name, a_dir, b_dir, b_version, a_version, run_index):
     run(pkgctl, "pack", a_dir, "--name", name, "--version", a_version, "--out", plain, "--delta-from", "0")
     _, plain_s = timed(pkgctl, "pack", b_dir, "--name", name, "--version", b_version, "--out", plain, "--delta-from", "0")
     shutil.rmtree(plain)
-    result = dict(wire=sum(int(l[2]) for l in lines), requests=len(lines), kinds=kinds, plain_s=plain_s,
+    result = dict(wire=sum(int(l[3]) for l in lines), requests=len(lines), kinds=kinds, plain_s=plain_s,
                   delta_file=int(deltas[0][1]) if deltas else None,
                   zip=os.path.getsize(os.path.join(out, f"{name}-{b_version}.zip")),
                   pack_s=pack_s, update_s=update_s, rss_mb=rss_kb / 1024)

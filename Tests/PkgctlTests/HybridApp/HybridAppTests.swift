@@ -33,14 +33,20 @@ struct HybridAppTests {
         return arguments + extra + [url]
     }
 
+    /// The sample demo installed in a store of its own (in `directory`) and shown at `url`,
+    /// offline, until its status line is written.
+    func runDemo(at url: String, in directory: TemporaryDirectory, extra: [String] = []) throws -> HybridAppProcess.Result {
+        try BundleFixtures.publishDemo(["1.0.0"], into: directory.path + "/origin")
+        let root = directory.path + "/store"
+        #expect(try Updater(store: PackageStore(root: root), manifestURL: "file://\(directory.path)/origin/manifest.json")
+            .run().succeeded)
+        return try HybridAppProcess.run(["--root", root, "--offline", "--dump-dom"] + extra
+                                        + ["--wait-for", "document.getElementById('status').textContent !== 'loading…'", url])
+    }
+
     @Test func theDemoRendersFromThePackage() throws {
         let store = try TemporaryDirectory()
-        try BundleFixtures.publishDemo(["1.0.0"], into: store.path + "/origin")
-        let root = store.path + "/store"
-        #expect(try Updater(store: PackageStore(root: root), manifestURL: "file://\(store.path)/origin/manifest.json").run().succeeded)
-        let run = try HybridAppProcess.run(["--root", root, "--offline", "--dump-dom", "--screenshot", store.path + "/demo.png",
-                                            "--wait-for", "document.getElementById('status').textContent !== 'loading…'",
-                                            "app://www.example.com/app/"])
+        let run = try runDemo(at: "app://www.example.com/app/", in: store, extra: ["--screenshot", store.path + "/demo.png"])
         #expect(run.status == 0, "\(run.log)")
         #expect(run.stdout.contains("ready: script style image data"), "\(run.stdout)")
         for resourceClass in ["html", "script", "style", "image"] {
@@ -56,13 +62,7 @@ struct HybridAppTests {
     /// so the example answers it with a page that replaces itself with the location: the
     /// page loads at `/app/`, where its relative URLs reach its script, style and image.
     @Test func aFolderWithoutItsSlashIsFollowedToItsPage() throws {
-        let store = try TemporaryDirectory()
-        try BundleFixtures.publishDemo(["1.0.0"], into: store.path + "/origin")
-        let root = store.path + "/store"
-        #expect(try Updater(store: PackageStore(root: root), manifestURL: "file://\(store.path)/origin/manifest.json").run().succeeded)
-        let run = try HybridAppProcess.run(["--root", root, "--offline", "--dump-dom",
-                                            "--wait-for", "document.getElementById('status').textContent !== 'loading…'",
-                                            "app://www.example.com/app"])
+        let run = try runDemo(at: "app://www.example.com/app", in: try TemporaryDirectory())
         #expect(run.status == 0, "\(run.log)")
         #expect(run.stdout.contains("ready: script style image data"), "\(run.stdout)")
         #expect(run.log.contains { $0.contains(" 301 html package ") }, "\(run.log)")
