@@ -27,6 +27,14 @@ package struct TreeDeltaApplication {
         func refuse(_ path: String, _ reason: String) -> PkgError {
             PkgError(.checksumMismatch, "\(label): delta: '\(path.escapedForMessage)': \(reason)")
         }
+        // Swift compares strings by canonical equivalence: a path spelt otherwise (NFD for NFC)
+        // would find a base file the kernel never would. Every path must be the base's byte for byte.
+        for path in header.removed + header.bases + header.files.flatMap({ [$0.path] + ($0.from.map { [$0] } ?? []) }) {
+            if let stored = base.index.files.index(forKey: path),
+               !base.index.files.keys[stored].utf8.elementsEqual(path.utf8) {
+                throw refuse(path, "names a file of the base in another spelling")
+            }
+        }
         var files = base.index.files
         for path in header.removed where files.removeValue(forKey: path) == nil {
             throw refuse(path, "removed, but the base has no such file")
@@ -47,9 +55,11 @@ package struct TreeDeltaApplication {
             files[change.path] = FileIndex.Entry(size: change.size, sha256: String(repeating: "0", count: 64))
         }
         var baseBytes: UInt64 = 0
+        var baseSeen = Set<String>()
         for path in header.bases {
             guard let file = base.index.files[path] else { throw refuse(path, "a base the installed version lacks") }
-            baseBytes += file.size
+            guard baseSeen.insert(path).inserted else { throw refuse(path, "a base listed twice") }
+            baseBytes += file.size  // each at most the store's size limit, at most once: no overflow
         }
         guard baseBytes <= TreeDelta.maxBaseBytes else {
             throw PkgError(.checksumMismatch, "\(label): delta: its base files weigh \(baseBytes) bytes, more than the "
@@ -79,10 +89,15 @@ package struct TreeDeltaApplication {
         }
         let contents = header.files.filter { $0.from == nil }
         var writer = ContentWriter(files: contents, staging: staging)
-        try delta.data.withUnsafeBytes { frame in
-            try Zstd.decompress(frame, prefix: prefix, maxOutput: dataSize, what: "\(label): delta data") { chunk in
-                try writer.write(chunk)
+        do {
+            try delta.data.withUnsafeBytes { frame in
+                try Zstd.decompress(frame, prefix: prefix, maxOutput: dataSize, what: "\(label): delta data") { chunk in
+                    try writer.write(chunk)
+                }
             }
+        } catch {
+            writer.abandon()
+            throw error
         }
         let written = try writer.finish(label: label)
         for change in header.files {
@@ -158,6 +173,12 @@ package struct TreeDeltaApplication {
                 throw PkgError(.checksumMismatch, "\(label): delta: its data ends before the files it declares")
             }
             return written
+        }
+
+        /// Closes the file being written, if any (the staging directory goes with it).
+        mutating func abandon() {
+            if descriptor >= 0 { Glibc.close(descriptor) }
+            descriptor = -1
         }
 
         /// Opens the next file; empty files on the way are created and closed at once.

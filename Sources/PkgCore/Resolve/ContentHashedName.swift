@@ -90,7 +90,9 @@ enum ContentHashedName {
             else if byte == UInt8(ascii: "_") || byte == minus { marks += 1 } else { return false }
         }
         if digits == 8 { return false }
-        if digits + marks > 0 { return upper + lower > 0 && (upper > 0 || digits > 0) }
+        // With a digit, `_` or `-`, still a capital: `brands-4` and `solid-90` (Font Awesome's
+        // `fa-brands-400`, less Rollup's numeric suffix) are words and numbers.
+        if digits + marks > 0 { return upper > 0 }
         guard (2...7).contains(upper) else { return false }
         return !readsAsWords(Array(text))
     }

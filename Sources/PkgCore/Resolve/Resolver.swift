@@ -206,7 +206,10 @@ public final class Resolver: Sendable {
                 // A folder named without its slash is redirected to it, as nginx does: served
                 // here, the page's relative URLs would resolve one folder up.
                 if match.lacksTrailingSlash || file.relativePath == match.relativePath + "/index.html" {
-                    let location = String(request.rawPath) + "/" + (request.query.isEmpty ? "" : "?" + request.query)
+                    // One leading slash: `//docs/` would be another host's URL (protocol-relative).
+                    var path = Substring(request.rawPath)
+                    while path.hasPrefix("//") { path = path.dropFirst() }
+                    let location = String(path) + "/" + (request.query.isEmpty ? "" : "?" + request.query)
                     return .local(LocalAnswer.redirect(to: location, source: source), resourceClass)
                 }
                 let type = MediaType.forPath(file.relativePath, fallback: resourceClass)

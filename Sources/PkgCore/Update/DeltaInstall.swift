@@ -55,7 +55,7 @@ struct DeltaInstall {
         var wire: UInt64 = 0
         for file in index.files where local[file.sha256] == nil && missing[file.sha256] == nil {
             missing[file.sha256] = file.size
-            wire += file.compressedSize ?? file.size
+            wire += min(file.compressedSize ?? file.size, file.size)  // the index is outside input
         }
         let plan = Plan(index: index, local: local, missing: missing, missingWireBytes: wire)
         let total = plan.missingBytes

@@ -140,7 +140,7 @@ struct PackageTests {
         let needed = dynamic.split(separator: "\n").filter { $0.contains("(NEEDED)") }
             .compactMap { $0.split(separator: "[").last?.dropLast() }.map(String.init).sorted()
         let allowed = ["ld-linux-x86-64.so.2", "libbrotlienc.so.1", "libc.so.6", "libcurl.so.4", "libgcc_s.so.1", "libm.so.6",
-                       "libstdc++.so.6", "libz.so.1", "libzip.so.4"]
+                       "libstdc++.so.6", "libz.so.1", "libzip.so.4", "libzstd.so.1"]
         #expect(Set(needed).isSubset(of: allowed), "\(needed)")
         #expect(needed.contains("libcurl.so.4") && needed.contains("libzip.so.4"), "\(needed)")
         #expect(!dynamic.contains("RPATH") && !dynamic.contains("RUNPATH"), "\(dynamic)")

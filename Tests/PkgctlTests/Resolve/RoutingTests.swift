@@ -67,6 +67,9 @@ import Testing
         #expect(task.wait(seconds: 10))
         #expect(task.events == [.response(301), .finish])
         #expect(task.response?.header("Location") == "/app/docs/?tab=1")
+        // Never to another host: `//apple` (a root route's folder) goes to `/apple/`, not `//apple/`.
+        let doubled = try resolver.answerLocally(ResourceRequest(url: "app://www.example.com//apple"))
+        #expect(doubled?.response.header("Location") == "/apple/", "\(doubled?.response.headers ?? [])")
         // A file is never redirected.
         #expect(try resolver.answerLocally(ResourceRequest(url: "app://www.example.com/app/js/app.js"))?.response.status == 200)
     }

@@ -218,6 +218,30 @@ import Testing
                 + "\(TreeDelta.maxBaseBytes)")
     }
 
+    /// Paths are the base's byte for byte: Swift would find `é.js` (NFC) under `e\u{301}.js`
+    /// (NFD), the kernel would not; and a base file counts once.
+    @Test func pathsSpeltOtherwiseAndBasesListedTwiceAreRefused() throws {
+        let entry = FileIndex.Entry(size: 3, sha256: String(repeating: "a", count: 64))
+        let record = VersionRecord(entry: ManifestEntry(name: "app", version: "1.0", url: "app-1.0.zip",
+                                                        sha256: String(repeating: "0", count: 64), size: 1),
+                                   index: FileIndex(files: ["\u{e9}.js": entry, "b.js": entry]))
+        let nfd = "e\u{301}.js"
+        let cases: [(TreeDelta.Header, String)] = [
+            (.init(base: "", target: "", bases: [], removed: [nfd], files: []), "names a file of the base in another spelling"),
+            (.init(base: "", target: "", bases: [], removed: [], files: [.init(path: nfd, size: 1, mode: 0o644, from: nil)]),
+             "names a file of the base in another spelling"),
+            (.init(base: "", target: "", bases: [nfd], removed: [], files: []), "names a file of the base in another spelling"),
+            (.init(base: "", target: "", bases: ["b.js", "b.js"], removed: [], files: []), "a base listed twice"),
+        ]
+        for (header, reason) in cases {
+            let error = #expect(throws: PkgError.self) {
+                _ = try TreeDeltaApplication(delta: TreeDelta(header: header, data: []), base: record,
+                                             baseDirectory: temp.path + "/nowhere", limits: ExtractionLimits(), label: "app 2.0")
+            }
+            #expect(error?.message.contains(reason) == true, "\(error?.message ?? "")")
+        }
+    }
+
     @Test(arguments: [
         ("static/js/ArrowVegaLiteChart.D_YO7sq8.js", "static/js/ArrowVegaLiteChart.C7VsfKqo.js", true),
         ("static/js/Balloons.BgIvDoIS.js", "static/js/Balloons.B5etAoFf.js", true),

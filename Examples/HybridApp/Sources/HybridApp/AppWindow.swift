@@ -22,6 +22,9 @@ final class AppWindow: @unchecked Sendable {
     private let view: UnsafeMutablePointer<WebKitWebView>
     private var loadsReported = 0
     private var failure: String?
+    /// A load was cancelled because another navigation replaced it: WebKit still ends it
+    /// with a `load-changed` FINISHED, which is not the page to report.
+    private var superseded = false
     private var baseline: ProcessStats?
 
     init(handler: SchemeHandler, scheme: String, report: Report) {
@@ -191,6 +194,10 @@ final class AppWindow: @unchecked Sendable {
         let window = Unmanaged<AppWindow>.fromOpaque(data!).takeUnretainedValue()
         if event == WEBKIT_LOAD_STARTED { window.failure = nil }
         guard event == WEBKIT_LOAD_FINISHED else { return }
+        if window.superseded {
+            window.superseded = false
+            return
+        }
         window.loadFinished()
     }
 
@@ -203,6 +210,7 @@ final class AppWindow: @unchecked Sendable {
         let shown = (uri.map { String(cString: $0) } ?? "").escapedForMessage
         if let error, g_error_matches(error, webkit_network_error_quark(), gint(WEBKIT_NETWORK_ERROR_CANCELLED.rawValue)) != 0 {
             Log.line("load superseded: \(shown): \(message)")
+            window.superseded = true
             return gboolean(0)
         }
         window.failure = "load failed: \(shown): \(message)"

@@ -44,7 +44,10 @@ final class WebKitSchemeTask: ResourceTask, @unchecked Sendable {
     func didReceive(_ response: ResourceResponse) {
         guard checkLive(), let webRequest else { return }
         status = response.status
-        if (300...399).contains(response.status), let location = response.header("Location") {
+        // Only the package's own folder redirect (a path on this host); an origin's 3xx goes
+        // to WebKit as it came, and a `javascript:` location is never run.
+        if response.status == 301, source == "package", let location = response.header("Location"),
+           location.hasPrefix("/"), !location.hasPrefix("//") {
             return answerRedirect(to: location, webRequest)
         }
         let writer: PipeBodyWriter
