@@ -66,7 +66,15 @@ public func fuzzRouting(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
                   && hasBytePrefix(upstream, "http://127.0.0.1:9/"), "upstream URL \(upstream.debugDescription)")
     }
     if let answer = try? resolver.answerLocally(request) {
-        fuzzCheck([200, 206, 304, 416].contains(answer.response.status), "local answer \(answer.response.status)")
+        fuzzCheck([200, 206, 301, 304, 416].contains(answer.response.status), "local answer \(answer.response.status)")
+        if answer.response.status == 301 {
+            // A folder named without its slash: to the same path with the slash, on this host.
+            let location = answer.response.header("Location") ?? ""
+            var path = Substring(request.rawPath)
+            while path.hasPrefix("//") { path = path.dropFirst() }
+            fuzzCheck(answer.file == nil && hasBytePrefix(location, String(path) + "/") && !hasBytePrefix(location, "//")
+                      && !location.utf8.contains { $0 < 0x20 || $0 == 0x7f }, "redirect of \(url.debugDescription) to \(location.debugDescription)")
+        }
         fuzzCheck(answer.file == nil || answer.file?.path == plan.localFile, "answerLocally and plan name other files")
     }
     if let entry = resolver.entryPath(forHost: request.host) {
