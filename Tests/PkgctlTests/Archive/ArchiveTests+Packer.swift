@@ -50,7 +50,7 @@ extension ArchiveTests {
         process.arguments = ["-Z", "-l", sandbox.archivePath]
         let pipe = Pipe()
         process.standardOutput = pipe
-        try process.run()
+        try ProcessLaunch.run(process)
         let listing = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         let lines = listing.split(separator: "\n").filter { $0.hasPrefix("-rw-r--r--") }

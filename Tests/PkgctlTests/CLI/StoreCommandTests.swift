@@ -108,7 +108,7 @@ import Testing
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle(fileDescriptor: secondary, closeOnDealloc: true)
-        try process.run()
+        try ProcessLaunch.run(process)
         close(secondary)
         var terminal: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)

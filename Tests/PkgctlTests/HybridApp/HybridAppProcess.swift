@@ -44,7 +44,7 @@ final class HybridAppProcess: @unchecked Sendable {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        try process.run()
+        try ProcessLaunch.run(process)
         for (pipe, isStdout) in [(out, true), (err, false)] {
             readers.enter()
             Thread.detachNewThread { [self] in

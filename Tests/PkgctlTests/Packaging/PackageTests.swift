@@ -59,7 +59,7 @@ enum PackagingCommand {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch.path("out")))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: scratch.path("err")))
-        try process.run()
+        try ProcessLaunch.run(process)
         process.waitUntilExit()
         return Result(status: process.terminationStatus,
                       stdout: try String(contentsOfFile: scratch.path("out"), encoding: .utf8),

@@ -174,7 +174,7 @@ struct BrowserTests {
         let dom = Pipe()
         browser.standardOutput = dom
         browser.standardError = FileHandle.nullDevice
-        try browser.run()
+        try ProcessLaunch.run(browser)
         let watchdog = DispatchWorkItem { if browser.isRunning { browser.terminate() } }
         DispatchQueue.global().asyncAfter(deadline: .now() + 90, execute: watchdog)
         let page = String(decoding: dom.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -20,7 +20,7 @@ enum HTTPExchange {
         process.arguments = ["-s", "-i", "--max-time", "10"] + arguments + [url]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        try ProcessLaunch.run(process)
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return try parse(data)

@@ -160,7 +160,7 @@ struct MetricsTests {
         process.arguments = ["-s", "--max-time", "20", "-o", "/dev/null", "-w", "%{http_code} %{size_download}", url]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        try ProcessLaunch.run(process)
         return (process, output)
     }
 

@@ -39,7 +39,7 @@ struct SlowClientTests {
             let client = Process()
             client.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
             client.arguments = ["-s", "-f", "--limit-rate", Self.rate, "-o", temp.path + "/client-\(index)", target]
-            try client.run()
+            try ProcessLaunch.run(client)
             clients.append(client)
         }
         var peak = baseline

@@ -69,7 +69,7 @@ final class ArchiveSandbox {
         process.arguments = [path]
         let pipe = Pipe()
         process.standardOutput = pipe
-        try process.run()
+        try ProcessLaunch.run(process)
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return String(decoding: output, as: UTF8.self).split(separator: " ").first.map(String.init) ?? ""

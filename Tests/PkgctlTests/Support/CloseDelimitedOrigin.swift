@@ -36,7 +36,7 @@ final class CloseDelimitedOrigin {
         process.arguments = ["-c", script, root]
         let out = Pipe()
         process.standardOutput = out
-        try process.run()
+        try ProcessLaunch.run(process)
         self.process = process
         let port = try PkgctlProcess.firstLine(of: out, timeout: 10)
         baseURL = "http://127.0.0.1:" + port

@@ -36,7 +36,7 @@ final class HostileOrigin {
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ProcessLaunch.run(process)
         self.process = process
         self.certificates = certificates
         let ports = try PkgctlProcess.firstLine(of: out, timeout: 10).split(separator: " ")

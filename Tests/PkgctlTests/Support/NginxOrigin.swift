@@ -144,7 +144,7 @@ final class NginxOrigin {
         var previous = sigset_t()
         pthread_sigmask(SIG_UNBLOCK, &stopSignals, &previous)
         defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-        try process.run()
+        try ProcessLaunch.run(process)
     }
 
     /// Whether `process` accepts connections on `port` within 5 s (false once it exits).

@@ -28,7 +28,7 @@ struct PkgctlProcess {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        try process.run()
+        try ProcessLaunch.run(process)
         return (process, out, err)
     }
 

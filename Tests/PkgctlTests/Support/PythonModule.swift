@@ -6,7 +6,7 @@ func pythonModuleIsInstalled(_ module: String) -> Bool {
     probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     probe.arguments = ["python3", "-c", "import " + module]
     probe.standardError = FileHandle.nullDevice
-    guard (try? probe.run()) != nil else { return false }
+    guard (try? ProcessLaunch.run(probe)) != nil else { return false }
     probe.waitUntilExit()
     return probe.terminationStatus == 0
 }

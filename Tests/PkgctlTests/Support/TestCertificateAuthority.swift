@@ -61,7 +61,7 @@ func runCommand(_ executable: String, _ arguments: [String]) throws -> String {
     process.standardOutput = output
     process.standardError = errors
     process.standardInput = FileHandle.nullDevice
-    try process.run()
+    try ProcessLaunch.run(process)
     let printed = output.fileHandleForReading.readDataToEndOfFile()
     let complaint = errors.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()

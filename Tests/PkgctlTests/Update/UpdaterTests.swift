@@ -278,7 +278,7 @@ enum TmpfsMount {
         process.executableURL = URL(fileURLWithPath: arguments[0])
         process.arguments = Array(arguments.dropFirst())
         process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return -1 }
+        guard (try? ProcessLaunch.run(process)) != nil else { return -1 }
         process.waitUntilExit()
         return process.terminationStatus
     }
