@@ -44,8 +44,7 @@ public struct LocalAnswer: Sendable {
     static func make(file: LocalFile, request: ResourceRequest, contentType: String, source: Source,
                      coding: ContentCoding? = nil, varies: Bool = false, variesByAccept: Bool = false,
                      markedImmutable: Bool = false, declared: [(name: String, value: String)] = []) -> LocalAnswer {
-        let vary = [variesByAccept ? "Accept" : nil, varies ? "Accept-Encoding" : nil].compactMap { $0 }
-            .joined(separator: ", ")
+        let vary = variesByAccept ? (varies ? "Accept, Accept-Encoding" : "Accept") : (varies ? "Accept-Encoding" : "")
         let size = file.size
         let cacheControl: String
         switch source {

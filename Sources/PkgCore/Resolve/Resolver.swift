@@ -205,7 +205,9 @@ public final class Resolver: Sendable {
                 let source = LocalAnswer.Source.package(name: mount.name, version: mount.version)
                 // A folder named without its slash is redirected to it, as nginx does: served
                 // here, the page's relative URLs would resolve one folder up.
-                if match.lacksTrailingSlash || file.relativePath == match.relativePath + "/index.html" {
+                // (A folder's index was opened: its path is the one asked for plus "/index.html".)
+                if match.lacksTrailingSlash || (file.relativePath.utf8.count == match.relativePath.utf8.count + 11
+                                                && file.relativePath.hasSuffix("/index.html")) {
                     // One leading slash: `//docs/` would be another host's URL (protocol-relative).
                     var path = Substring(request.rawPath)
                     while path.hasPrefix("//") { path = path.dropFirst() }
