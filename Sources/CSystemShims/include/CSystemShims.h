@@ -19,4 +19,9 @@ int pkg_exchange(const char *a, const char *b);
  * (glibc keeps the first 15 bytes). Returns 0 or an error number. */
 int pkg_name_this_thread(const char *name);
 
+/* posix_spawn_file_actions_addclosefrom_np(3): the child closes every descriptor
+ * from `lowest` up before it runs, so it inherits nothing the parent has open
+ * (another thread's pipes and sockets among them). Returns 0 or an error number. */
+int pkg_spawn_close_from(void *actions, int lowest);
+
 #endif

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import CSystemShims
 import Glibc
 
 /// A command that decides whether a freshly switched-in version is healthy:
@@ -50,7 +51,8 @@ public struct HealthCheck: Sendable, Hashable {
 
     /// Starts `/bin/sh -c command` in a process group of its own (so a timeout
     /// kills everything it started), stdin from /dev/null (a background group
-    /// reading a terminal would be stopped), stdout redirected to stderr.
+    /// reading a terminal would be stopped), stdout redirected to stderr, and no
+    /// other descriptor of this process inherited.
     private func spawn(environment: [String: String]) throws -> pid_t {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -62,6 +64,13 @@ public struct HealthCheck: Sendable, Hashable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, STDERR_FILENO, STDOUT_FILENO)
+        // Nothing else of the host: a descriptor another thread just opened without
+        // O_CLOEXEC (a pipe, a socket) would otherwise live as long as the check and
+        // everything it starts, keeping that pipe's reader from ever seeing its end.
+        let closing = pkg_spawn_close_from(&actions, STDERR_FILENO + 1)
+        guard closing == 0 else {
+            throw PkgError(.healthCheckFailed, "cannot start the health check: \(String(cString: strerror(closing)))")
+        }
 
         let arguments: [UnsafeMutablePointer<CChar>?] = [String]
             .init(["/bin/sh", "-c", command]).map { strdup($0) } + [nil]

@@ -48,7 +48,7 @@ extension ArchiveTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/unzip")
         process.arguments = ["-Z", "-l", sandbox.archivePath]
-        let pipe = Pipe()
+        let pipe = ProcessLaunch.pipe()
         process.standardOutput = pipe
         try ProcessLaunch.run(process)
         let listing = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

@@ -99,20 +99,22 @@ import Testing
 
     @Test func updateDrawsAProgressBarOnlyOnATerminal() throws {
         try BundleFixtures.publishDemo(["1.0.0"], into: origin)
-        var primary: Int32 = -1, secondary: Int32 = -1
-        try #require(openpty(&primary, &secondary, nil, nil, nil) == 0)
+        let (primary, secondary) = try #require(ProcessLaunch.terminal())
         defer { close(primary) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: PkgctlProcess.executable)
         process.arguments = ["update", "--root", root, "--manifest", manifestURL]
-        let out = Pipe()
+        let out = ProcessLaunch.pipe()
         process.standardOutput = out
-        process.standardError = FileHandle(fileDescriptor: secondary, closeOnDealloc: true)
+        process.standardError = FileHandle(fileDescriptor: secondary, closeOnDealloc: false)
         try ProcessLaunch.run(process)
         close(secondary)
         var terminal: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 4096)
-        for _ in 0..<1000 {  // until the child's side closes (EIO), bounded
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {  // until the child's side closes (EIO), bounded
+            var ready = pollfd(fd: primary, events: Int16(POLLIN), revents: 0)
+            guard poll(&ready, 1, 100) > 0 else { continue }
             let count = read(primary, &buffer, buffer.count)
             if count <= 0 { break }
             terminal += buffer.prefix(count)

@@ -41,7 +41,7 @@ final class HybridAppProcess: @unchecked Sendable {
     init(_ arguments: [String]) throws {
         process.executableURL = URL(fileURLWithPath: Self.executable)
         process.arguments = arguments
-        let out = Pipe(), err = Pipe()
+        let out = ProcessLaunch.pipe(), err = ProcessLaunch.pipe()
         process.standardOutput = out
         process.standardError = err
         try ProcessLaunch.run(process)
@@ -61,12 +61,11 @@ final class HybridAppProcess: @unchecked Sendable {
     /// What the app has printed on stdout so far.
     var stdout: String { output.withLock { String(decoding: $0.stdout, as: UTF8.self) } }
 
-    /// Waits (bounded) for the app to exit; kills it after `seconds`.
+    /// Waits (bounded) for the app to exit; stops it after `seconds` (SIGKILL if SIGTERM is not enough).
     func finish(seconds: Double = 120) -> Result {
         let deadline = Date().addingTimeInterval(seconds)
         while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        ProcessLaunch.stop(process, grace: 10)
         _ = readers.wait(timeout: .now() + 10)
         return output.withLock {
             Result(status: process.terminationStatus, stdout: String(decoding: $0.stdout, as: UTF8.self),

@@ -70,7 +70,7 @@ final class ResolverOrigin: @unchecked Sendable {
                 self.process = process
                 return
             }
-            NginxOrigin.terminate(process)
+            ProcessLaunch.stop(process)
             lastError = (try? String(contentsOfFile: directory.path("error.log"), encoding: .utf8)) ?? lastError
         }
         throw TestSupportError(lastError)
@@ -78,7 +78,7 @@ final class ResolverOrigin: @unchecked Sendable {
 
     deinit { stop() }
 
-    func stop() { NginxOrigin.terminate(process) }
+    func stop() { ProcessLaunch.stop(process) }
 
     /// Access-log lines: `METHOD URI STATUS BODY_BYTES_SENT "REQUEST_BODY"`; nginx writes
     /// one when a request ends, a cut one included (with the bytes it got out).

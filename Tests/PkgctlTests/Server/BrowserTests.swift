@@ -171,7 +171,7 @@ struct BrowserTests {
         browser.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                              "--no-first-run", "--user-data-dir=\(temp.path)/chromium-\(UUID().uuidString)",
                              "--virtual-time-budget=10000", "--dump-dom", url]
-        let dom = Pipe()
+        let dom = ProcessLaunch.pipe()
         browser.standardOutput = dom
         browser.standardError = FileHandle.nullDevice
         try ProcessLaunch.run(browser)

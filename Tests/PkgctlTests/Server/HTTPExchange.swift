@@ -18,7 +18,7 @@ enum HTTPExchange {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         process.arguments = ["-s", "-i", "--max-time", "10"] + arguments + [url]
-        let output = Pipe()
+        let output = ProcessLaunch.pipe()
         process.standardOutput = output
         try ProcessLaunch.run(process)
         let data = output.fileHandleForReading.readDataToEndOfFile()

@@ -158,7 +158,7 @@ struct MetricsTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
         process.arguments = ["-s", "--max-time", "20", "-o", "/dev/null", "-w", "%{http_code} %{size_download}", url]
-        let output = Pipe()
+        let output = ProcessLaunch.pipe()
         process.standardOutput = output
         try ProcessLaunch.run(process)
         return (process, output)

@@ -287,7 +287,7 @@ enum OpenSSL {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         process.arguments = arguments
-        let out = Pipe()
+        let out = ProcessLaunch.pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try ProcessLaunch.run(process)

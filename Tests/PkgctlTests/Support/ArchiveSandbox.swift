@@ -67,7 +67,7 @@ final class ArchiveSandbox {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
         process.arguments = [path]
-        let pipe = Pipe()
+        let pipe = ProcessLaunch.pipe()
         process.standardOutput = pipe
         try ProcessLaunch.run(process)
         let output = pipe.fileHandleForReading.readDataToEndOfFile()

@@ -34,7 +34,7 @@ final class CloseDelimitedOrigin {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = ["-c", script, root]
-        let out = Pipe()
+        let out = ProcessLaunch.pipe()
         process.standardOutput = out
         try ProcessLaunch.run(process)
         self.process = process

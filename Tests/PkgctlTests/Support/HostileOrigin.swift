@@ -33,7 +33,7 @@ final class HostileOrigin {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = ["-c", Self.script, root, authority?.certificateFile ?? "", authority?.keyFile ?? ""]
-        let out = Pipe()
+        let out = ProcessLaunch.pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try ProcessLaunch.run(process)

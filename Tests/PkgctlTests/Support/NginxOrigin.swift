@@ -91,7 +91,7 @@ final class NginxOrigin {
                 self.accessLogPath = accessLogPath
                 return
             }
-            Self.terminate(process)
+            ProcessLaunch.stop(process)
             lastError = (try? String(contentsOfFile: errorLog, encoding: .utf8)) ?? lastError
             guard lastError.contains("Address already in use") else { break }
         }
@@ -105,7 +105,7 @@ final class NginxOrigin {
 
     /// Stops nginx (SIGTERM, SIGKILL after 5 s) and the truncating origin. Idempotent.
     func stop() {
-        Self.terminate(process)
+        ProcessLaunch.stop(process)
         truncatingOrigin.stop()
     }
 
@@ -155,17 +155,6 @@ final class NginxOrigin {
             usleep(20_000)
         }
         return false
-    }
-
-    /// SIGTERM, then SIGKILL if it is still running after 5 s.
-    static func terminate(_ process: Process) {
-        guard process.isRunning else { return }
-        process.terminate()
-        for _ in 0..<250 where process.isRunning { usleep(20_000) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
     }
 
     // MARK: - Private

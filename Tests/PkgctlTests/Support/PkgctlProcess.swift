@@ -25,7 +25,7 @@ struct PkgctlProcess {
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { $1 }
         process.environment = env
-        let out = Pipe(), err = Pipe()
+        let out = ProcessLaunch.pipe(), err = ProcessLaunch.pipe()
         process.standardOutput = out
         process.standardError = err
         try ProcessLaunch.run(process)

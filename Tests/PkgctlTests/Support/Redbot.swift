@@ -17,7 +17,7 @@ enum Redbot {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", "from redbot.cli import main; main()", "-o", "har", url]
-        let output = Pipe()
+        let output = ProcessLaunch.pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try ProcessLaunch.run(process)

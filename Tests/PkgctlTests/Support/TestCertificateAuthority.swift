@@ -56,8 +56,8 @@ func runCommand(_ executable: String, _ arguments: [String]) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    let output = Pipe()
-    let errors = Pipe()
+    let output = ProcessLaunch.pipe()
+    let errors = ProcessLaunch.pipe()
     process.standardOutput = output
     process.standardError = errors
     process.standardInput = FileHandle.nullDevice

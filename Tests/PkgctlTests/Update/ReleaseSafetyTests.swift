@@ -119,6 +119,22 @@ import Testing
         #expect(try store.trial(of: "demo") == nil)
     }
 
+    @Test func aHealthCheckInheritsNoDescriptorOfTheHost() throws {
+        try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)
+        // A pipe the host opened without O_CLOEXEC, as Foundation's Pipe() does: a check
+        // that kept its write end would keep the host's reader from ever seeing the end.
+        var ends: [Int32] = [-1, -1]
+        try #require(pipe(&ends) == 0)
+        defer { ends.forEach { close($0) } }
+        let pipeName = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(ends[1])")
+        let listing = temp.path("fds")
+        let check = HealthCheck(command: "for fd in /proc/$$/fd/*; do readlink \"$fd\" || true; done > '\(listing)'")
+        #expect(try updater(activation: .healthCheck(check)).run().succeeded)
+        let held = try String(contentsOfFile: listing, encoding: .utf8).split(separator: "\n")
+        #expect(held.count >= 3 && !held.contains { $0 == pipeName }, "the check's shell held \(held), not \(pipeName)")
+        #expect(held.count <= 4, "only stdin, stdout, stderr and the listing: \(held)")
+    }
+
     @Test func aFailedFirstInstallLeavesNothingActive() throws {
         try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)
         let report = try updater(activation: .healthCheck(HealthCheck(command: "false"))).run()
