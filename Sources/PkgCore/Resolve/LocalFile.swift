@@ -142,6 +142,6 @@ func openBeneath(_ directoryFD: Int32, _ path: String) -> Int32 {
         guard next >= 0 else { return -1 }
         current = next
     }
-    return current == directoryFD ? dup(directoryFD) : current
+    return current == directoryFD ? fcntl(directoryFD, F_DUPFD_CLOEXEC, 0) : current
 }
 
