@@ -18,7 +18,10 @@ struct ServeCommand: AsyncParsableCommand {
             an absolute-form request (a browser started with --proxy-server) resolves by its own host. \
             Files missing from a package come from the origin and html/js/css are written through. \
             An update installed meanwhile is served by the next request. Ctrl-C stops gracefully. \
-            With --metrics-port, Prometheus scrapes http://ADDRESS:PORT/metrics.
+            With --metrics-port, Prometheus scrapes http://ADDRESS:PORT/metrics. \
+            With --source DIR, a build folder is served instead, under the same rules as a package \
+            (--route, --spa-fallback, --immutable and --header as pack takes them), and a file changed \
+            in it is served changed; what it lacks is a 404 unless --upstream names an origin.
             """)
 
     @OptionGroup var store: StoreOptions
@@ -52,6 +55,25 @@ struct ServeCommand: AsyncParsableCommand {
         valueName: "port"))
     var metricsPort: Int?
 
+    @Option(help: ArgumentHelp("Serve this build folder instead of the store's packages.", valueName: "dir"))
+    var source: String?
+
+    @Option(help: ArgumentHelp(
+        "With --source: where the folder is served, HOST or HOST/PREFIX (default: \(ServeSettings.Defaults.sourceRoute)).",
+        valueName: "route"))
+    var route: String?
+
+    @Option(name: .customLong("spa-fallback"), help: ArgumentHelp(
+        "With --source: the document for html navigations that match no file.", valueName: "file"))
+    var spaFallback: String?
+
+    @Option(help: ArgumentHelp("With --source: files (a glob) served as immutable (repeatable).", valueName: "glob"))
+    var immutable: [String] = []
+
+    @Option(help: ArgumentHelp("With --source: a response header for some files, 'GLOB: Name: value' (repeatable).",
+                               valueName: "header"))
+    var header: [String] = []
+
     /// The settings this command line gives, above the environment and the config file.
     private var flags: FlagSettings {
         var flags = FlagSettings()
@@ -63,30 +85,51 @@ struct ServeCommand: AsyncParsableCommand {
         flags.set("serve.offline", offline)
         flags.set("serve.quiet", quiet)
         flags.set("serve.metrics-port", metricsPort)
+        flags.set("serve.source", source)
+        flags.set("serve.route", route)
+        flags.set("serve.spa-fallback", spaFallback)
+        flags.set("serve.immutable", immutable)
+        flags.set("serve.header", header)
         return flags
     }
 
     func run() async throws {
         let layers = try await store.layers(flags: flags)
-        let (packageStore, settings) = try reportingErrors { (try store.packageStore(layers), try ServeSettings(layers)) }
-        try serve(packageStore, settings)
+        let settings = try reportingErrors { try ServeSettings(layers) }
+        if let folder = settings.source {
+            let cache = try reportingErrors { try Self.makeCacheDirectory() }
+            defer { try? FileManager.default.removeItem(atPath: cache) }
+            try serve(settings, served: folder.directory) { configuration in
+                (try Resolver(folder: folder, cacheDirectory: cache, configuration: configuration),
+                 PackageRoute(folder.route)?.host)
+            }
+        } else {
+            let packageStore = try reportingErrors { try store.packageStore(layers) }
+            try serve(settings, served: packageStore.layout.root) { configuration in
+                (try Resolver(store: packageStore, configuration: configuration),
+                 try Self.defaultHost(of: packageStore.activePackages()))
+            }
+        }
     }
 
-    /// Serves until SIGINT or SIGTERM; blocks the calling thread.
-    private func serve(_ packageStore: PackageStore, _ settings: ServeSettings) throws {
+    /// Serves until SIGINT or SIGTERM; blocks the calling thread. `makeResolver` gives the
+    /// resolver and the host `/PATH` requests resolve for when no setting names one.
+    private func serve(_ settings: ServeSettings, served: String,
+                       makeResolver: (ResolverConfiguration) throws -> (Resolver, String?)) throws {
         let bind = settings.bind, port = settings.port
+        // A build folder's misses go to an origin only when one is named.
+        let offline = settings.offline || (settings.source != nil && settings.upstream == nil)
         // Before the resolver and the server make their metric handles.
         let registry = settings.metricsPort.map { _ in Self.bootstrapMetrics() }
         let (server, address, host, metrics) = try reportingErrors {
-            let host = try settings.defaultHost ?? Self.defaultHost(of: packageStore.activePackages())
-            let resolver = try Resolver(store: packageStore,
-                                        configuration: ResolverConfiguration(upstream: settings.upstream,
-                                                                             caFile: settings.caFile))
+            let (resolver, routedHost) = try makeResolver(ResolverConfiguration(upstream: settings.upstream,
+                                                                                caFile: settings.caFile))
+            let host = settings.defaultHost ?? routedHost
             let accessLog = settings.quiet ? nil : Logger(label: "pkgctl.serve")
             let server = PreviewServer(resolver: resolver,
                                        configuration: PreviewServerConfiguration(bindHost: bind, port: port,
                                                                                  defaultHost: host,
-                                                                                 offline: settings.offline,
+                                                                                 offline: offline,
                                                                                  recordsMetrics: registry != nil),
                                        accessLog: accessLog)
             let metrics = try registry.map { registry in
@@ -99,7 +142,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let shownHost = address.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? bind
         let entry = host.flatMap(server.resolver.entryPath(forHost:)) ?? "/"
-        let banner = "serving \(packageStore.layout.root) on http://\(shownHost):\(address.port ?? port)\(entry)"
+        let banner = "serving \(served) on http://\(shownHost):\(address.port ?? port)\(entry)"
             + (host.map { " (as \($0))" } ?? "")
             + (metrics.map { "; metrics on http://\(shownHost):\($0.address.port ?? 0)/metrics" } ?? "") + "\n"
         Output.write(Array(banner.utf8), to: STDOUT_FILENO)
@@ -148,6 +191,16 @@ struct ServeCommand: AsyncParsableCommand {
         ]
         MetricsSystem.bootstrap(factory)
         return registry
+    }
+
+    /// A new private directory for a build folder's write-through cache: `$TMPDIR/pkgctl-serve.XXXXXX`.
+    static func makeCacheDirectory() throws -> String {
+        let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array((base + "/pkgctl-serve.XXXXXX").utf8CString)
+        guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
+            throw PkgError(.fileSystem, "cannot make a cache directory in \(base): \(String(cString: strerror(errno)))")
+        }
+        return String(cString: made)
     }
 
     /// The host of the first route when exactly one package is installed.

@@ -11,8 +11,9 @@
 public enum CachePolicy {
     /// For package files whose names carry no content hash, and for overlay entries.
     public static let revalidate = "no-cache"
-    /// For package files whose names carry a content hash.
-    public static let immutable = "public, max-age=31536000, immutable"
+    /// For package files whose names carry a content hash. Without `public`: these answers are
+    /// cacheable by any cache already (no `Authorization`), and REDbot flags it as unnecessary.
+    public static let immutable = "max-age=31536000, immutable"
 
     /// The policy for the package file at `relativePath`.
     public static func forPackageFile(_ relativePath: String) -> String {

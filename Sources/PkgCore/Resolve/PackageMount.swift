@@ -2,13 +2,16 @@ import Glibc
 
 /// An active package version as the resolver serves it: an open descriptor of
 /// its version directory, so files are opened relative to it (and cannot leave it).
+/// Or a build folder (``SourceFolder``), whose files may change: opened per request.
 final class PackageMount: @unchecked Sendable {
     let name: String
     let version: String
     let directory: String
     /// `ROOT/packages/NAME`, whose `current` link is read per request to notice an
-    /// update (relative to this descriptor: one path component to resolve).
+    /// update (relative to this descriptor: one path component to resolve); -1 for a folder.
     let packageDescriptor: Int32
+    /// Whether this is a build folder: nothing about its files is remembered between requests.
+    let isFolder: Bool
     let directoryDescriptor: Int32
     /// The document served for navigations that match no file (``ManifestEntry/spaFallback``).
     let spaFallback: String?
@@ -34,11 +37,27 @@ final class PackageMount: @unchecked Sendable {
         }
         packageDescriptor = packageFD
         directoryDescriptor = fd
+        isFolder = false
+    }
+
+    /// A build folder served as it is; its files are read afresh on every request.
+    init(folder: SourceFolder) throws {
+        name = "source"
+        version = "folder"
+        directory = folder.directory
+        spaFallback = folder.spaFallback
+        immutableGlobs = folder.immutable
+        headerRules = folder.headers
+        let fd = open(folder.directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw fileSystemError("open", folder.directory) }
+        packageDescriptor = -1
+        directoryDescriptor = fd
+        isFolder = true
     }
 
     deinit {
         close(directoryDescriptor)
-        close(packageDescriptor)
+        if packageDescriptor >= 0 { close(packageDescriptor) }
     }
 
     /// The headers the publisher declared for the file at `relativePath`.
@@ -76,8 +95,9 @@ final class PackageMount: @unchecked Sendable {
 
     /// The file at `relativePath` in this version (a directory gives its
     /// `index.html`), or nil when there is none. Small files come from memory
-    /// after their first read: no open, stat or read per request.
+    /// after their first read: no open, stat or read per request (a folder's are opened each time).
     func file(at relativePath: String) -> LocalFile? {
+        if isFolder { return LocalFile.open(under: directoryDescriptor, directory: directory, relativePath: relativePath) }
         enum Known { case file(LocalFile), absent, unknown }
         let known: Known = memory.withLock { memory in
             if let file = memory.files[relativePath] ?? memory.openFiles[relativePath] { return .file(file) }
@@ -116,9 +136,9 @@ final class PackageMount: @unchecked Sendable {
 
     /// The codings the version holds `relativePath` in besides identity: its
     /// `.br` and `.gz` siblings, by a look at their names (only the one a request
-    /// chooses is opened, by ``file(at:)``). Remembered per file after the first look.
+    /// chooses is opened, by ``file(at:)``). Remembered per file after the first look (not for a folder).
     func codings(besides relativePath: String) -> Set<ContentCoding> {
-        if let known = memory.withLock({ $0.codings[relativePath] }) { return known }
+        if !isFolder, let known = memory.withLock({ $0.codings[relativePath] }) { return known }
         var found = Set<ContentCoding>()
         for coding in ContentCoding.allCases {
             var info = stat()
@@ -127,15 +147,17 @@ final class PackageMount: @unchecked Sendable {
                 found.insert(coding)
             }
         }
+        if isFolder { return found }
         memory.withLock { memory in
             if memory.codings.count < Self.codingsLimit { memory.codings[relativePath] = found }
         }
         return found
     }
 
-    /// Whether `current` still names this version: one readlinkat(2), no allocation.
+    /// Whether `current` still names this version: one readlinkat(2), no allocation. A folder always is.
     func isCurrent() -> Bool {
-        withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
+        if isFolder { return true }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { buffer in
             let count = readlinkat(packageDescriptor, StoreLayout.currentLinkName, buffer.baseAddress!, 256)
             guard count > 0, count < 256 else { return false }
             var matches = count == version.utf8.count

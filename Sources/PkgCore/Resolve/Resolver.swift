@@ -31,12 +31,14 @@ import Glibc
 /// ``ResolverConfiguration/packageRescanMilliseconds`` to notice packages added
 /// or removed. ``reload()`` forces a rebuild.
 public final class Resolver: Sendable {
-    /// The store served.
+    /// The store served (for a build folder, the one its write-through cache lives in).
     public let store: PackageStore
     /// Origins, TLS trust and write-through settings.
     public let configuration: ResolverConfiguration
     private let tasks: TaskTable
     private let table: PosixMutex<RouteTable>
+    /// Whether the routes are a build folder's, fixed for the resolver's life (no store to watch).
+    private let servesFolder: Bool
     private let lastRescan = Atomic<Int64>(0)
     /// After a failed reload of the routes, none is tried before this time (coarse monotonic ns).
     private let routeReloadAllowedAt = Atomic<Int64>(0)
@@ -51,14 +53,33 @@ public final class Resolver: Sendable {
     /// A resolver over `store`; creates `ROOT/cache` when missing. Its metrics (origin fetches,
     /// coalesced waiters, write-through commits, tasks) go to the swift-metrics backend
     /// bootstrapped before this call, if any.
-    public init(store: PackageStore, configuration: ResolverConfiguration = ResolverConfiguration()) throws {
+    public convenience init(store: PackageStore, configuration: ResolverConfiguration = ResolverConfiguration()) throws {
+        try self.init(store: store, routes: try RouteTable.load(from: store), servesFolder: false,
+                      configuration: configuration)
+    }
+
+    /// A resolver over a build folder instead of a store (`pkgctl serve --source`): `folder` is
+    /// its only route, its files are opened on every request, and what it lacks and the origin
+    /// sends is written through under `cacheDirectory` (created when missing; the caller removes it).
+    public convenience init(folder: SourceFolder, cacheDirectory: String,
+                            configuration: ResolverConfiguration = ResolverConfiguration()) throws {
+        let mount = try PackageMount(folder: folder)
+        let route = PackageRoute(folder.route)!  // SourceFolder checked it
+        let routes = RouteTable(routes: [Route(host: route.host, prefix: route.prefix, mount: mount)], mounts: [mount],
+                                packagesStamp: -1)
+        try self.init(store: PackageStore(root: cacheDirectory), routes: routes, servesFolder: true,
+                      configuration: configuration)
+    }
+
+    private init(store: PackageStore, routes: RouteTable, servesFolder: Bool, configuration: ResolverConfiguration) throws {
         self.store = store
         self.configuration = configuration
+        self.servesFolder = servesFolder
         let metrics = ResolverMetrics()
         self.metrics = metrics
         tasks = TaskTable(metrics: metrics)
         overlay = try Overlay(root: store.layout.overlay)
-        table = PosixMutex(try RouteTable.load(from: store))
+        table = PosixMutex(routes)
         upstream = UpstreamFetchCoalescer(overlay: overlay, caFile: configuration.caFile,
                                    connectTimeoutMilliseconds: configuration.connectTimeoutMilliseconds,
                                    stalledReaderSeconds: configuration.stalledReaderSeconds, metrics: metrics)
@@ -139,8 +160,9 @@ public final class Resolver: Sendable {
         return table.withLock { $0 }.entryPath(host: host)
     }
 
-    /// Forces the route snapshot to be rebuilt from the store.
+    /// Forces the route snapshot to be rebuilt from the store (a folder's route never changes).
     public func reload() throws {
+        if servesFolder { return }
         let fresh = try RouteTable.load(from: store)
         table.withLock { $0 = fresh }
     }
@@ -290,6 +312,7 @@ public final class Resolver: Sendable {
     /// every package's (a new version may have added the route), and so does the periodic rescan.
     private func route(host: String, path: String) -> RouteMatch? {
         var snapshot = table.withLock { $0 }
+        if servesFolder { return snapshot.match(host: host, path: path) }
         let now = coarseMonotonicNanoseconds()
         if now - lastRescan.load(ordering: .relaxed) > Int64(configuration.packageRescanMilliseconds) * 1_000_000 {
             lastRescan.store(now, ordering: .relaxed)

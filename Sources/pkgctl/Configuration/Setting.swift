@@ -70,6 +70,11 @@ struct Setting: Sendable {
         Setting(key: "serve.offline", kind: .boolean, defaultText: "false"),
         Setting(key: "serve.quiet", kind: .boolean, defaultText: "false"),
         Setting(key: "serve.metrics-port", kind: .integer, defaultText: nil),
+        Setting(key: "serve.source", kind: .string, defaultText: "none (the store's packages)"),
+        Setting(key: "serve.route", kind: .string, defaultText: ServeSettings.Defaults.sourceRoute),
+        Setting(key: "serve.spa-fallback", kind: .string, defaultText: nil),
+        Setting(key: "serve.immutable", kind: .strings, defaultText: "[]"),
+        Setting(key: "serve.header", kind: .strings, defaultText: "[]"),
     ]
 
     /// The setting named `key`; traps for a key not in ``all`` (a programming error).

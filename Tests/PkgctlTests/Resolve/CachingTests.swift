@@ -62,7 +62,7 @@ import Testing
 
     @Test func packageFilesRevalidateAndHashedOnesAreImmutable() throws {
         #expect(try answer("index.html").header("Cache-Control") == "no-cache")
-        #expect(try answer("js/app.3f2a9c1b.js").header("Cache-Control") == "public, max-age=31536000, immutable")
+        #expect(try answer("js/app.3f2a9c1b.js").header("Cache-Control") == "max-age=31536000, immutable")
     }
 
     /// `pack --immutable GLOB`: what no name rule should guess, the publisher says; the

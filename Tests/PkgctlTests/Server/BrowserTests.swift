@@ -125,6 +125,17 @@ struct BrowserTests {
         let scriptLine = try #require(log.split(separator: "\n").first { $0.contains("GET /app/js/router.js 200 ") })
         let sentBytes = try #require(Int(scriptLine.split(separator: " ").drop { $0 != "200" }.dropFirst().first ?? ""))
         #expect(sentBytes < router.utf8.count / 2, "\(scriptLine)")
+
+        // The same folder before it is packed, previewed as it is: the deep link boots the app too
+        // (the folder holds no compressed sibling, so the script arrives as it is).
+        let (preview, previewOut, _) = try PkgctlProcess.start(["serve", "--source", site, "--route", "www.example.com/app",
+                                                                "--spa-fallback", "index.html", "--port", "0", "--quiet"])
+        defer { ProcessLaunch.stop(preview) }
+        let previewBanner = try PkgctlProcess.firstLine(of: previewOut, timeout: 20)
+        let previewURL = try #require(previewBanner.split(separator: " ").first { $0.hasPrefix("http://") }).description
+        let previewDOM = try dumpDOM(previewURL + "settings/profile")
+        #expect(previewDOM.contains("route=/app/settings/profile"), "the deep link did not boot the folder's app: \(previewDOM)")
+        #expect(previewDOM.contains("<div id=\"wire\">identity "), "\(previewDOM)")
     }
 
     /// `pack --header` declares COOP and COEP for the app's files; `pkgctl serve` sends them

@@ -34,4 +34,32 @@ struct RedbotTests {
             }
         }
     }
+
+    /// The same for a build folder served as it is (`serve --source`): a page with a declared
+    /// header, a hashed (immutable) chunk, a folder's redirect. (REDbot sends no `Accept:
+    /// text/html`, so the SPA fallback is checked with Chromium's requests in BrowserTests.)
+    @Test func redbotFindsNothingToWarnAboutABuildFolder() throws {
+        let temp = try TemporaryDirectory()
+        let site = try temp.makeDirectory("site")
+        // Large enough that REDbot's range request asks for part of each file.
+        let filler = String(repeating: "<p>filler</p>\n", count: 100)
+        try temp.write(Array("<!doctype html><meta charset=utf-8><title>app</title>\(filler)".utf8), to: "site/index.html")
+        try temp.write(Array("<!doctype html><meta charset=utf-8><title>docs</title>\(filler)".utf8), to: "site/docs/index.html")
+        try temp.write(Array(("console.log('chunk');\n" + String(repeating: "// filler\n", count: 200)).utf8),
+                       to: "site/assets/index-BDoW_Vkf.js")
+        let folder = try SourceFolder(directory: site, route: "www.example.com/app", spaFallback: "index.html",
+                                      headers: [PackageHeader(files: "*.html", name: "Content-Security-Policy",
+                                                              value: "default-src 'self'")])
+        let resolver = try Resolver(folder: folder, cacheDirectory: temp.path("cache"))
+        let server = PreviewServer(resolver: resolver, configuration: PreviewServerConfiguration(
+            port: 0, defaultHost: "www.example.com", offline: true))
+        let port = try #require(try server.start().port)
+        defer { try? server.shutdown() }
+        for (path, status) in ["app/": 200, "app/assets/index-BDoW_Vkf.js": 200, "app/docs": 301] {
+            let report = try Redbot.notes(for: "http://127.0.0.1:\(port)/\(path)")
+            #expect(report.status == status, "\(path)")
+            let complaints = report.notes.filter { $0.level == "WARN" || $0.level == "BAD" }
+            #expect(complaints.isEmpty, "\(path): \(complaints.map { "\($0.level) \($0.note_id): \($0.summary)" })")
+        }
+    }
 }

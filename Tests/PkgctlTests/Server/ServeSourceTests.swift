@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+@testable import PkgCore
+
+/// `pkgctl serve --source DIR`: a build folder previewed under a package's rules, before it is
+/// packed: the real binary, answered to curl and raw sockets.
+@Suite struct ServeSourceTests {
+    let temp: TemporaryDirectory
+    let site: String
+    let script = "console.log('app');\n" + String(repeating: "// filler to compress\n", count: 200)
+
+    init() throws {
+        temp = try TemporaryDirectory()
+        site = temp.path("site")
+        for folder in ["assets", "vendor", "docs"] {
+            try FileManager.default.createDirectory(atPath: site + "/" + folder, withIntermediateDirectories: true)
+        }
+        try write("<!doctype html><title>app</title><script src=\"assets/index-BDoW_Vkf.js\"></script>", "index.html")
+        try write(script, "assets/index-BDoW_Vkf.js")
+        try write("export const lib = 1;\n", "vendor/lib.js")
+        try write("plain", "assets/plain.js")
+        try write("<!doctype html><title>docs</title>", "docs/index.html")
+        try gzip("assets/index-BDoW_Vkf.js")
+    }
+
+    private func write(_ text: String, _ name: String) throws {
+        try Data(text.utf8).write(to: URL(fileURLWithPath: site + "/" + name))
+    }
+
+    private func gzip(_ name: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        process.arguments = ["-k", "-9", "-n", site + "/" + name]
+        try ProcessLaunch.run(process)
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0)
+    }
+
+    /// Starts `pkgctl serve --source site ARGUMENTS` on a free port; returns its base URL.
+    private func serve(_ arguments: [String], body: (String) throws -> Void) throws {
+        let (server, out, err) = try PkgctlProcess.start(["serve", "--source", site, "--port", "0", "--quiet"] + arguments)
+        defer { ProcessLaunch.stop(server) }
+        let banner = try PkgctlProcess.firstLine(of: out, timeout: 20)
+        guard let url = banner.split(separator: " ").first(where: { $0.hasPrefix("http://") }) else {
+            Issue.record("no banner: \(banner) \(String(decoding: err.fileHandleForReading.availableData, as: UTF8.self))")
+            return
+        }
+        let base = url.replacingOccurrences(of: "/app/", with: "")
+        try body(base.hasSuffix("/") ? String(base.dropLast()) : base)
+    }
+
+    @Test func aBuildFolderIsServedUnderThePackageRules() throws {
+        let arguments = ["--route", "www.example.com/app", "--spa-fallback", "index.html", "--immutable", "vendor/*",
+                         "--header", "*.html: Cross-Origin-Opener-Policy: same-origin"]
+        try serve(arguments) { base in
+            let page = try HTTPExchange.curl(base + "/app/", ["-H", "Accept: text/html"])
+            #expect(page.status == 200 && String(decoding: page.body, as: UTF8.self).contains("<title>app</title>"))
+            #expect(page.header("Cache-Control") == "no-cache")
+            #expect(page.header("Cross-Origin-Opener-Policy") == "same-origin")
+            #expect(page.header("X-Pkg-Source") == "package")
+
+            let redirect = try HTTPExchange.curl(base + "/app/docs?x=1", ["-H", "Accept: text/html"])
+            #expect(redirect.status == 301 && redirect.header("Location") == "/app/docs/?x=1")
+
+            let hashed = try HTTPExchange.curl(base + "/app/assets/index-BDoW_Vkf.js", ["--compressed"])
+            #expect(hashed.status == 200 && hashed.body == Data(script.utf8), "the gzip sibling decodes to the file")
+            #expect(hashed.header("Content-Encoding") == "gzip" && hashed.header("Vary") == "Accept-Encoding")
+            #expect(hashed.header("Cache-Control") == "max-age=31536000, immutable")
+            #expect(hashed.header("Cross-Origin-Opener-Policy") == nil, "declared for *.html only")
+            #expect(try HTTPExchange.curl(base + "/app/vendor/lib.js").header("Cache-Control")
+                    == "max-age=31536000, immutable", "--immutable vendor/*")
+            #expect(try HTTPExchange.curl(base + "/app/assets/plain.js").header("Cache-Control") == "no-cache")
+
+            let deepLink = try HTTPExchange.curl(base + "/app/settings/profile", ["-H", "Accept: text/html"])
+            #expect(deepLink.status == 200 && deepLink.body == page.body)
+            #expect(deepLink.header("Vary") == "Accept")
+            // No --upstream: what the folder lacks is a 404, no origin is tried.
+            #expect(try HTTPExchange.curl(base + "/app/assets/missing.js").status == 404)
+        }
+    }
+
+    @Test func aFileChangedInTheFolderIsServedChangedWithNewValidators() throws {
+        try serve([]) { base in
+            let url = base + "/assets/plain.js"
+            let first = try HTTPExchange.curl(url)
+            let firstTag = try #require(first.header("ETag"))
+            #expect(String(decoding: first.body, as: UTF8.self) == "plain")
+            #expect(try HTTPExchange.curl(url, ["-H", "If-None-Match: \(firstTag)"]).status == 304)
+
+            try write("PLAIN", "assets/plain.js")  // same size, rewritten in place
+            let second = try HTTPExchange.curl(url, ["-H", "If-None-Match: \(firstTag)"])
+            #expect(second.status == 200 && String(decoding: second.body, as: UTF8.self) == "PLAIN")
+            let secondTag = try #require(second.header("ETag"))
+            #expect(secondTag != firstTag)
+            #expect(try HTTPExchange.curl(url, ["-H", "If-None-Match: \(secondTag)"]).status == 304)
+
+            // A file that was missing is served once it appears, and gone once removed.
+            #expect(try HTTPExchange.curl(base + "/late.js").status == 404)
+            try write("late", "late.js")
+            #expect(try HTTPExchange.curl(base + "/late.js").status == 200)
+            try FileManager.default.removeItem(atPath: site + "/late.js")
+            #expect(try HTTPExchange.curl(base + "/late.js").status == 404)
+            // A precompressed sibling added later is used too.
+            try write(script, "vendor/lib.js")
+            try gzip("vendor/lib.js")
+            #expect(try HTTPExchange.curl(base + "/vendor/lib.js", ["--compressed"]).header("Content-Encoding") == "gzip")
+        }
+    }
+
+    @Test func nothingOutsideTheFolderIsServed() throws {
+        try Data("SECRET-OUTSIDE".utf8).write(to: URL(fileURLWithPath: temp.path("secret.txt")))
+        try FileManager.default.createSymbolicLink(atPath: site + "/leak.txt", withDestinationPath: "../secret.txt")
+        try FileManager.default.createSymbolicLink(atPath: site + "/up", withDestinationPath: "..")
+        try FileManager.default.createSymbolicLink(atPath: site + "/absolute.txt", withDestinationPath: temp.path("secret.txt"))
+        try serve([]) { base in
+            let port = try #require(Int(base.split(separator: ":").last ?? ""))
+            for path in ["/leak.txt", "/up/secret.txt", "/absolute.txt", "/up/site/index.html",
+                         "/%2e%2e/secret.txt", "/..%2fsecret.txt", "/%2e%2e%2fsecret.txt", "/assets/%2e%2e/%2e%2e/secret.txt"] {
+                let answer = try HTTPExchange.curl(base + path, ["--path-as-is"])
+                #expect([400, 404].contains(answer.status), "\(path): \(answer.status)")
+                #expect(!String(decoding: answer.body, as: UTF8.self).contains("SECRET"), "\(path)")
+            }
+            let raw = try HTTPExchange.raw(Array("GET /../secret.txt HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".utf8),
+                                           port: port)
+            #expect(!raw.contains("SECRET") && (raw.hasPrefix("HTTP/1.1 400") || raw.hasPrefix("HTTP/1.1 404")), "\(raw.prefix(200))")
+            // The folder itself still serves.
+            #expect(try HTTPExchange.curl(base + "/assets/plain.js").status == 200)
+        }
+    }
+
+    @Test(arguments: [
+        (["--route", "www.example.com"], "pkgctl: --route applies to a build folder only: give serve.source (--source DIR) too\n"),
+        (["--source", "SITE", "--route", "/app"], "pkgctl: --route '/app' must be HOST or HOST/PATH without a scheme\n"),
+        (["--source", "SITE", "--header", "no colon"], "pkgctl: --header 'no colon' must be 'GLOB: Name: value'\n"),
+        (["--source", "SITE", "--header", "*: Content-Length: 5"],
+         "pkgctl: --header Content-Length is written by the server and cannot be set by a package\n"),
+        (["--source", "SITE", "--spa-fallback", "../index.html"], "pkgctl: --spa-fallback '../index.html': "),
+        (["--source", "SITE", "--immutable", "/abs/*"],
+         "pkgctl: --immutable '/abs/*' must be 1-256 bytes, relative, without control characters\n"),
+    ])
+    func sourceSettingsAreRefusedByName(arguments: [String], message: String) throws {
+        let result = try PkgctlProcess.run(["serve", "--port", "0"] + arguments.map { $0 == "SITE" ? site : $0 })
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix(message) && result.stderr.filter { $0 == "\n" }.count == 1, "\(result.stderr)")
+    }
+
+    @Test func aMissingFolderOrAConfigFileKeyWithoutOneIsRefused() throws {
+        let missing = try PkgctlProcess.run(["serve", "--port", "0", "--source", temp.path("nowhere")])
+        #expect(missing.status != 0)
+        #expect(missing.stderr.hasPrefix("pkgctl: ") && missing.stderr.contains(temp.path("nowhere"))
+                && missing.stderr.filter { $0 == "\n" }.count == 1, "\(missing.stderr)")
+        let config = temp.path("config.json")
+        try Data(#"{"serve": {"spa-fallback": "index.html"}}"#.utf8).write(to: URL(fileURLWithPath: config))
+        let result = try PkgctlProcess.run(["serve", "--config", config, "--port", "0"])
+        #expect(result.status == 78)
+        #expect(result.stderr == "pkgctl: \(config): serve.spa-fallback applies to a build folder only: give serve.source (--source DIR) too\n")
+    }
+}
