@@ -105,6 +105,7 @@ if Context.environment["PKGCTL_FUZZ"] == "1" {
         ("FuzzResponseHeaders", ["PkgCore"]),
         ("FuzzTimestamp", ["PkgCore", .product(name: "Crypto", package: "swift-crypto")]),
         ("FuzzTreeDelta", ["PkgCore", .product(name: "Crypto", package: "swift-crypto")]),
+        ("FuzzFleetLog", ["PkgCore"]),
     ]
     package.targets.append(.target(name: "CFuzzerDriver", path: "Fuzz/Targets/CFuzzerDriver"))
     package.targets.append(.target(name: "FuzzSupport", dependencies: ["PkgCore", "CFuzzerDriver"],

@@ -2,7 +2,8 @@
 # Work per request, `pkgctl serve` vs nginx, counted rather than timed, so the numbers hold on
 # a busy machine: user-space instructions (valgrind's callgrind) and system calls (strace -c)
 # per request, over REQUESTS keep-alive requests on one connection (curl -K), after as many
-# to warm up, for a 4 KB html file, a 100 KB script and a 404. Both servers single-process
+# to warm up, for a 4 KB html file, a 100 KB script, a large chunk's 1.9 MB brotli sibling
+# (`Accept-Encoding: br, gzip`; nginx with brotli_static) and a 404. Both servers single-process
 # (nginx: master_process off). For pkgctl it also splits the instructions into pkgctl's own
 # handler (`PreviewHandler.respond` and what it calls) and the rest (SwiftNIO: event loop,
 # HTTP decoder, pipeline, writes).
@@ -33,17 +34,22 @@ nginx_conf "$work" "$nport" "daemon off; master_process off; worker_processes 1;
 pkgctl_serve=("$pkgctl" serve --quiet --offline --root "$work/store" --port "$pport")
 nginx_serve=(nginx -p "$work" -c "$work/nginx.conf")
 
-# requests URL: a curl config asking for URL $requests times, all on one connection.
-curl_config() { for _ in $(seq 1 "$requests"); do printf 'url = "%s"\noutput = /dev/null\n' "$1"; done > "$work/curl.cfg"; }
+# curl_config URL [HEADER]: a curl config asking for URL $requests times, all on one connection.
+curl_config() {
+  for _ in $(seq 1 "$requests"); do
+    printf 'url = "%s"\noutput = /dev/null\n' "$1"
+    [ -z "${2:-}" ] || printf 'header = "%s"\n' "$2"
+  done > "$work/curl.cfg"
+}
 wait_for() { for _ in $(seq 1 300); do curl -s -o /dev/null "$1" && return; sleep 0.2; done; echo "no answer from $1" >&2; exit 1; }
 
-# instructions URL COMMAND... -> "total respond" instructions per request
+# instructions URL HEADER COMMAND... -> "total respond" instructions per request
 instructions() {
-  local url=$1; shift
+  local url=$1 header=$2; shift 2
   rm -f "$work"/cg.*
   valgrind --tool=callgrind --callgrind-out-file="$work/cg.%p" "$@" >/dev/null 2>"$work/valgrind.log" &
   server_pid=$!
-  wait_for "$url"; curl_config "$url"
+  wait_for "$url"; curl_config "$url" "$header"
   curl -s -K "$work/curl.cfg" >/dev/null
   callgrind_control -z "$server_pid" >/dev/null 2>&1
   curl -s -K "$work/curl.cfg" >/dev/null
@@ -57,12 +63,12 @@ instructions() {
   echo "$((total / requests)) $(( ${respond:-0} / requests ))"
 }
 
-# syscalls URL COMMAND... -> system calls per request
+# syscalls URL HEADER COMMAND... -> system calls per request
 syscalls() {
-  local url=$1; shift
+  local url=$1 header=$2; shift 2
   "$@" >/dev/null 2>&1 &
   server_pid=$!
-  wait_for "$url"; curl_config "$url"
+  wait_for "$url"; curl_config "$url" "$header"
   curl -s -K "$work/curl.cfg" >/dev/null
   strace -f -c -o "$work/strace.out" -p "$server_pid" 2>/dev/null &
   local tracer=$!; sleep 1
@@ -75,14 +81,15 @@ syscalls() {
 printf '%-10s %14s %12s %10s %14s %10s %10s\n' case "pkgctl instr" "(handler)" syscalls "nginx instr" syscalls "ratio"
 # Each measurement runs in this shell (its output to a file, not through a subshell), so
 # a failure stops the run with the server it started known to the cleanup trap.
-for case in page.html app.js missing; do
-  instructions "http://127.0.0.1:$pport/app/$case" "${pkgctl_serve[@]}" > "$work/result"
+for case in page.html app.js chunk.js.br missing; do
+  path=${case%.br}; header=""; [ "$case" = "$path" ] || header=$ENCODED
+  instructions "http://127.0.0.1:$pport/app/$path" "$header" "${pkgctl_serve[@]}" > "$work/result"
   read -r ptotal prespond < "$work/result"
-  instructions "http://127.0.0.1:$nport/app/$case" "${nginx_serve[@]}" > "$work/result"
+  instructions "http://127.0.0.1:$nport/app/$path" "$header" "${nginx_serve[@]}" > "$work/result"
   read -r ntotal _ < "$work/result"
-  syscalls "http://127.0.0.1:$pport/app/$case" "${pkgctl_serve[@]}" > "$work/result"
+  syscalls "http://127.0.0.1:$pport/app/$path" "$header" "${pkgctl_serve[@]}" > "$work/result"
   read -r psys < "$work/result"
-  syscalls "http://127.0.0.1:$nport/app/$case" "${nginx_serve[@]}" > "$work/result"
+  syscalls "http://127.0.0.1:$nport/app/$path" "$header" "${nginx_serve[@]}" > "$work/result"
   read -r nsys < "$work/result"
   printf '%-10s %14s %12s %10s %14s %10s %9.2fx\n' "$case" "$ptotal" "$prespond" "$psys" "$ntotal" "$nsys" \
     "$(awk -v a="$ptotal" -v b="$ntotal" 'BEGIN { print a / b }')"

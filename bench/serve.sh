@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `pkgctl serve` vs nginx (sendfile on, access log off, 2 workers) on the same
-# files, with wrk, alternating rounds: a 4 KB html file, a 100 KB script, and a
-# 404. pkgctl runs with --offline (a miss is a local 404, as nginx's is) and
+# files, with wrk, alternating rounds: a 4 KB html file, a 100 KB script, a large
+# chunk asked for with `Accept-Encoding: br, gzip` (its 1.9 MB brotli sibling;
+# nginx with brotli_static), and a 404. pkgctl runs with --offline (a miss is a local 404, as nginx's is) and
 # --quiet (no access log). Prints requests/s, p99 and the server's CPU time per
 # request (utime+stime from /proc, all nginx workers summed) per server, and the
 # ratios. CPU per request is the steadier number on a shared, noisy machine.
@@ -31,6 +32,10 @@ nginx -p "$work" -c "$work/nginx.conf"
 serve_pid=$!
 for _ in $(seq 1 50); do curl -sf -o /dev/null "http://127.0.0.1:$pport/app/page.html" && break; sleep 0.1; done
 cmp <(curl -s "http://127.0.0.1:$pport/app/app.js") <(curl -s "http://127.0.0.1:$nport/app/app.js")
+# Both send the same brotli bytes for the chunk.
+cmp <(curl -s -H "$ENCODED" "http://127.0.0.1:$pport/app/chunk.js") <(curl -s -H "$ENCODED" "http://127.0.0.1:$nport/app/chunk.js")
+curl -s -D - -o /dev/null -H "$ENCODED" "http://127.0.0.1:$nport/app/chunk.js" | grep -qi '^content-encoding: br' \
+  || { echo "nginx did not send the brotli sibling" >&2; exit 1; }
 
 # CPU ticks (utime+stime) of the given processes.
 ticks() { for pid in "$@"; do awk '{ print $14 + $15 }' "/proc/$pid/stat"; done | awk '{ t += $1 } END { print t }'; }
@@ -38,12 +43,12 @@ hz=$(getconf CLK_TCK)
 nginx_workers() { pgrep -P "$(cat "$work/nginx.pid")" | tr '\n' ' '; }
 
 # wrk prints "Requests/sec: N", "N requests in" and, with --latency, "99%  X.XXms".
-# measure URL PID... -> "req/s p99-ms cpu-us-per-request"
+# measure URL HEADER PID... -> "req/s p99-ms cpu-us-per-request" (HEADER may be empty)
 measure() {
-  local url=$1; shift
+  local url=$1 header=$2; shift 2
   local before after
   before=$(ticks "$@")
-  wrk -t2 -c32 -d"${seconds}s" --latency "$url" > "$work/wrk.out"
+  wrk -t2 -c32 -d"${seconds}s" --latency ${header:+-H "$header"} "$url" > "$work/wrk.out"
   after=$(ticks "$@")
   awk -v cpu=$((after - before)) -v hz="$hz" '
     /Requests\/sec/ { rps = $2 }
@@ -54,12 +59,13 @@ measure() {
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 
 printf '%-10s %12s %8s %9s %12s %8s %9s %8s %8s\n' case "pkgctl req/s" "p99 ms" "CPU us" "nginx req/s" "p99 ms" "CPU us" ratio "CPU ratio"
-for case in page.html app.js missing; do
+for case in page.html app.js chunk.js.br missing; do
+  path=${case%.br}; header=""; [ "$case" = "$path" ] || header=$ENCODED
   prps=(); pp99=(); pcpu=(); nrps=(); np99=(); ncpu=()
   for _ in $(seq 1 "$rounds"); do
-    read -r r p c < <(measure "http://127.0.0.1:$pport/app/$case" "$serve_pid"); prps+=("$r"); pp99+=("$p"); pcpu+=("$c")
+    read -r r p c < <(measure "http://127.0.0.1:$pport/app/$path" "$header" "$serve_pid"); prps+=("$r"); pp99+=("$p"); pcpu+=("$c")
     # shellcheck disable=SC2046
-    read -r r p c < <(measure "http://127.0.0.1:$nport/app/$case" $(nginx_workers)); nrps+=("$r"); np99+=("$p"); ncpu+=("$c")
+    read -r r p c < <(measure "http://127.0.0.1:$nport/app/$path" "$header" $(nginx_workers)); nrps+=("$r"); np99+=("$p"); ncpu+=("$c")
   done
   pr=$(median "${prps[@]}"); nr=$(median "${nrps[@]}"); pc=$(median "${pcpu[@]}"); nc=$(median "${ncpu[@]}")
   printf '%-10s %12s %8s %9s %12s %8s %9s %7.2fx %7.2fx\n' "$case" "$pr" "$(median "${pp99[@]}")" "$pc" "$nr" \

@@ -10,7 +10,7 @@ struct Pkgctl: AsyncParsableCommand {
         subcommands: [
             UpdateCommand.self, StatusCommand.self, RollbackCommand.self, UnholdCommand.self,
             GCCommand.self, VerifyCommand.self, PackCommand.self, RolloutCommand.self, RevokeCommand.self, SignCommand.self,
-            TimestampCommand.self, KeygenCommand.self,
+            TimestampCommand.self, KeygenCommand.self, FleetCommand.self,
             ResolveCommand.self, ServeCommand.self, ConfigCommand.self,
         ]
     )

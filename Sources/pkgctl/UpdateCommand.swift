@@ -96,6 +96,14 @@ struct UpdateCommand: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "Print only errors.")
     var quiet = false
 
+    @Flag(name: .customLong("no-report"), help: ArgumentHelp(
+        "Do not report package outcomes to the origin (by default a GET it logs; the device id is never sent)."))
+    var noReport = false
+
+    @Option(name: .customLong("report-url"), help: ArgumentHelp(
+        "Where outcome reports go (default: report/v1 beside the manifest).", valueName: "url"))
+    var reportURL: String?
+
     /// The settings this command line gives, above the environment and the config file.
     private var flags: FlagSettings {
         var flags = FlagSettings()
@@ -121,6 +129,8 @@ struct UpdateCommand: AsyncParsableCommand {
         flags.set("update.no-wait", noWait)
         flags.set("update.json", json)
         flags.set("update.quiet", quiet)
+        flags.set("update.report", off: noReport)
+        flags.set("update.report-url", reportURL)
         return flags
     }
 
@@ -147,7 +157,9 @@ struct UpdateCommand: AsyncParsableCommand {
                 .healthCheck(HealthCheck(command: $0, timeout: settings.healthTimeout))
             } ?? .immediate,
             deviceID: settings.deviceID, jitter: settings.jitter, maxManifestSize: settings.maxManifestSize,
-            timeLimit: settings.deadline)
+            timeLimit: settings.deadline,
+            reporting: settings.report ? OutcomeReporting(url: settings.reportURL, client: Pkgctl.configuration.version)
+                                       : nil)
         let quiet = settings.quiet
         let bar = (quiet || json || !Output.stderrIsTerminal) ? nil : ProgressBar()
         let report = try reportingErrors(json: json) {

@@ -13,6 +13,7 @@ import FoundationEssentials
 /// ROOT/state/holds.json               versions held back by rollback or a failed health check
 /// ROOT/state/trials/NAME.json         a version activated on trial, until confirmed
 /// ROOT/state/device-id                this device's id for staged rollouts
+/// ROOT/state/reports/                 outcome reports not yet delivered, and `last.json`
 /// ROOT/state/packages/NAME/VERSION.json   record and file index of a version
 /// ROOT/lock                           flock(2) held while the store changes
 /// ```
@@ -57,6 +58,8 @@ public struct StoreLayout: Sendable, Hashable {
     public var deviceID: String { state + "/device-id" }
     /// `ROOT/state/trials`: one file per package with a version on trial.
     public var trials: String { state + "/trials" }
+    /// `ROOT/state/reports`: outcome reports waiting for the origin (``ReportSpool``).
+    public var reports: String { state + "/reports" }
     /// `ROOT/state/trials/NAME.json`.
     public func trialFile(_ name: String) -> String { trials + "/" + name + ".json" }
 

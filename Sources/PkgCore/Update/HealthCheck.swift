@@ -49,6 +49,15 @@ public struct HealthCheck: Sendable, Hashable {
         return code == 0 ? nil : "health check exited \(code)"
     }
 
+    /// Why a check failed, in a word, for outcome reports: `timeout`, `signal`, `exit` (the
+    /// phrases ``failure(name:version:path:)`` writes), else `start` (it could not be run or waited for).
+    static func cause(of message: String) -> String {
+        if message.contains("health check timed out") { return "timeout" }
+        if message.contains("health check killed by signal") { return "signal" }
+        if message.contains("health check exited") { return "exit" }
+        return "start"
+    }
+
     /// Starts `/bin/sh -c command` in a process group of its own (so a timeout
     /// kills everything it started), stdin from /dev/null (a background group
     /// reading a terminal would be stopped), stdout redirected to stderr, and no

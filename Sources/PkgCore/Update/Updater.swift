@@ -46,6 +46,8 @@ public struct Updater: Sendable {
     /// Past it, a transfer is cut and no other starts (`.deadlineExceeded`), so a slow
     /// origin cannot hold the lock for ever.
     public var timeLimit: TimeInterval?
+    /// Whether and where each package's outcome is reported to the origin; nil: not reported.
+    public var reporting: OutcomeReporting?
 
     /// The default ``maxManifestSize``: 1 MiB, some 2,000 packages.
     public static let defaultMaxManifestSize = 1 << 20
@@ -56,7 +58,7 @@ public struct Updater: Sendable {
                 trust: TrustPolicy = TrustPolicy(), activation: Activation = .immediate,
                 clock: @escaping @Sendable () -> Date = { Date() }, deviceID: String? = nil,
                 jitter: TimeInterval = 0, maxManifestSize: Int = Updater.defaultMaxManifestSize,
-                timeLimit: TimeInterval? = nil) {
+                timeLimit: TimeInterval? = nil, reporting: OutcomeReporting? = nil) {
         self.store = store
         self.manifestURL = manifestURL
         self.transfer = transfer
@@ -70,6 +72,7 @@ public struct Updater: Sendable {
         self.jitter = jitter
         self.maxManifestSize = maxManifestSize
         self.timeLimit = timeLimit
+        self.reporting = reporting
     }
 
     /// Runs the update under the store's lock (waiting for it, after calling
@@ -97,11 +100,14 @@ public struct Updater: Sendable {
         let downloader = Downloader(options: transfer)
         let check = ManifestCheck(store: store, manifestURL: manifestURL, trust: trust, clock: clock,
                                   maxManifestSize: maxManifestSize)
+        let reporter = OutcomeReporter.make(reporting, store: store, manifestURL: manifestURL, caFile: transfer.caFile)
+        let deviceID = try self.deviceID ?? store.deviceID()
         guard case .fetched(let opened, let newValidators) = try check.fetch(downloader) else {
-            return UpdateReport(manifest: .notModified, packages: [], removed: [], reverted: reverted)
+            let report = UpdateReport(manifest: .notModified, packages: [], removed: [], reverted: reverted)
+            reporter?.report(report, deviceID: deviceID)
+            return report
         }
 
-        let deviceID = try self.deviceID ?? store.deviceID()
         var outcomes: [UpdateReport.PackageOutcome] = []
         for entry in opened.manifest.packages {
             let outcome = update(entry, deviceID: deviceID, downloader: downloader, progress: progress)
@@ -116,6 +122,7 @@ public struct Updater: Sendable {
         } else {
             ManifestState.clear(store.layout)
         }
+        reporter?.report(report, deviceID: deviceID)
         return report
     }
 

@@ -14,6 +14,9 @@ struct FlagSettings {
     /// A flag (`--offline`) sets its key only when given.
     mutating func set(_ key: String, _ given: Bool) { if given { values[key] = .bool(true) } }
 
+    /// A flag that turns a setting off (`--no-report` for `update.report`) sets it to false only when given.
+    mutating func set(_ key: String, off given: Bool) { if given { values[key] = .bool(false) } }
+
     /// A repeatable option sets its key only when given at least once.
     mutating func set(_ key: String, _ list: [String]) { if !list.isEmpty { values[key] = .stringArray(list) } }
 }

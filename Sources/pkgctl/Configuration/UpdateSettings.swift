@@ -23,6 +23,9 @@ struct UpdateSettings {
     var noWait: Bool
     var json: Bool
     var quiet: Bool
+    /// Whether outcomes are reported to the origin, and where (nil: beside the manifest).
+    var report: Bool
+    var reportURL: String?
 
     /// The values used when no layer sets them; the help texts and `pkgctl config` show these.
     enum Defaults {
@@ -73,8 +76,13 @@ struct UpdateSettings {
         noWait = try layers.boolean("update.no-wait") ?? false
         json = try layers.boolean("update.json") ?? false
         quiet = try layers.boolean("update.quiet") ?? false
+        report = try layers.boolean("update.report") ?? true
+        reportURL = try layers.string("update.report-url")
 
         guard keep >= 1 else { throw layers.invalid("update.keep", "must be at least 1") }
+        if let reportURL, !(reportURL.hasPrefix("http://") || reportURL.hasPrefix("https://")) || reportURL.contains("?") {
+            throw layers.invalid("update.report-url", "must be an http or https URL without a query")
+        }
         guard attempts >= 1 else { throw layers.invalid("update.attempts", "must be at least 1") }
         guard connectTimeout >= 1 else { throw layers.invalid("update.connect-timeout", "must be at least 1 second") }
         guard stallTimeout >= 1 else { throw layers.invalid("update.stall-timeout", "must be at least 1 second") }

@@ -117,6 +117,9 @@ final class NginxOrigin {
         return text.split(separator: "\n").map(String.init)
     }
 
+    /// The path of the same log in nginx's `combined` format (as a real origin writes it).
+    var combinedAccessLogPath: String? { accessLogPath.map { $0 + ".combined" } }
+
     /// The access log once every request answered so far is in it. nginx writes a line
     /// just after it answers, so a client can be ahead of the log; this sends one more
     /// request, a marker, and waits (bounded, 5 s) for its line, which comes after those
@@ -210,7 +213,7 @@ final class NginxOrigin {
                 }
                 server {
                     \(listen)
-                    \(accessLog.map { "access_log \"\($0)\" pkgctl;" } ?? "")
+                    \(accessLog.map { "access_log \"\($0)\" pkgctl; access_log \"\($0).combined\" combined;" } ?? "")
                     root "\(root)";
                     location /fail-once/ { proxy_pass http://fail_once/; proxy_next_upstream off; }
                     location /cut-once/ { proxy_pass http://cut_once/; proxy_next_upstream off; }

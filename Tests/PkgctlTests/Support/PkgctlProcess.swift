@@ -16,9 +16,9 @@ struct PkgctlProcess {
     }()
 
     /// Starts pkgctl with `arguments`, through `launcher` (e.g. `["/usr/bin/faketime", "+40d"]`)
-    /// when given; the caller waits or kills it.
+    /// when given, reading the file `stdin` when given; the caller waits or kills it.
     static func start(_ arguments: [String], environment: [String: String] = [:],
-                      launcher: [String] = []) throws -> (Process, Pipe, Pipe) {
+                      launcher: [String] = [], stdin: String? = nil) throws -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: launcher.first ?? executable)
         process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [executable] + arguments
@@ -28,14 +28,16 @@ struct PkgctlProcess {
         let out = ProcessLaunch.pipe(), err = ProcessLaunch.pipe()
         process.standardOutput = out
         process.standardError = err
+        if let stdin { process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: stdin)) }
         try ProcessLaunch.run(process)
         return (process, out, err)
     }
 
     /// Runs pkgctl to completion. Both pipes are drained at once (stderr on a thread of
     /// its own), so a child that fills one pipe's 64 KiB cannot block on it forever.
-    static func run(_ arguments: [String], environment: [String: String] = [:], launcher: [String] = []) throws -> Result {
-        let (process, out, err) = try start(arguments, environment: environment, launcher: launcher)
+    static func run(_ arguments: [String], environment: [String: String] = [:], launcher: [String] = [],
+                    stdin: String? = nil) throws -> Result {
+        let (process, out, err) = try start(arguments, environment: environment, launcher: launcher, stdin: stdin)
         let stderrBytes = PosixMutex(Data())
         let stderrDone = DispatchSemaphore(value: 0)
         let reader = Thread {

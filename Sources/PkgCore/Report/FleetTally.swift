@@ -1,0 +1,121 @@
+/// What the outcome reports in an origin's access logs add up to, per package release: fed
+/// one log line at a time, so a log of any size is read in memory bounded by the number of
+/// releases and distinct devices, not by its length.
+///
+/// A line is a report when its request target holds `/report/v1?` (nginx's combined format,
+/// and any `log_format` that keeps `$request` or `$request_uri`); its query is read as an
+/// ``OutcomeReport``. A report line that does not read, or a line longer than ``lineLimit``,
+/// is counted as unreadable; other lines (the site's own traffic) are skipped.
+///
+/// ```swift
+/// var tally = FleetTally()
+/// for line in log { tally.add(line: line) }
+/// for release in tally.releases { print(release.package, release.release, release.failureRate) }
+/// ```
+public struct FleetTally: Sendable {
+    /// One release's reports.
+    public struct Release: Sendable, Hashable {
+        /// The package.
+        public let package: String
+        /// Its version.
+        public let release: String
+        /// Distinct devices that reported about it.
+        public fileprivate(set) var devices: Set<String> = []
+        /// Distinct devices per outcome.
+        public fileprivate(set) var outcomes: [OutcomeReport.Outcome: Set<String>] = [:]
+        /// Rolled-back devices per cause (`exit`, `timeout`, `signal`, `stopped`, `start`).
+        public fileprivate(set) var rollbackCauses: [String: Set<String>] = [:]
+        /// Failed devices per error code.
+        public fileprivate(set) var failureCodes: [String: Set<String>] = [:]
+
+        /// Devices whose reports say it was installed (first install, upgrade or downgrade).
+        public var installs: Int {
+            Set([OutcomeReport.Outcome.installed, .upgraded, .downgraded].flatMap { outcomes[$0] ?? [] }).count
+        }
+
+        /// Devices that rolled it back or failed to install it.
+        public var failedDevices: Int { (outcomes[.rolledBack] ?? []).union(outcomes[.failed] ?? []).count }
+
+        /// The share of reporting devices that rolled back or failed, 0 to 1 (0 with no devices).
+        public var failureRate: Double { devices.isEmpty ? 0 : Double(failedDevices) / Double(devices.count) }
+
+        /// The 95 % Wilson score interval of ``failureRate``: honest with few devices and near 0 or 1.
+        public var failureRateInterval: ClosedRange<Double> {
+            let n = Double(devices.count)
+            guard n > 0 else { return 0...1 }
+            let p = failureRate, z = 1.959964
+            let centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+            let margin = z * ((p * (1 - p) / n + z * z / (4 * n * n)).squareRoot()) / (1 + z * z / n)
+            return max(0, centre - margin)...min(1, centre + margin)
+        }
+    }
+
+    /// Longest line read; a longer one is unreadable.
+    public static let lineLimit = 16 * 1024
+
+    private var byRelease: [String: Release] = [:]
+    /// Report lines that did not read.
+    public private(set) var unreadable = 0
+    /// Reports read.
+    public private(set) var reports = 0
+
+    /// An empty tally.
+    public init() {}
+
+    /// The releases reported about, by package then version.
+    public var releases: [Release] {
+        byRelease.values.sorted {
+            ($0.package, PackageVersion($0.release)) < ($1.package, PackageVersion($1.release))
+        }
+    }
+
+    /// The release `release` of `package`, if any report named it.
+    public func release(_ package: String, _ release: String) -> Release? {
+        byRelease[package + "\u{0}" + release]
+    }
+
+    /// Reads one log line (without its newline).
+    public mutating func add(line: some Collection<UInt8>) {
+        guard let query = Self.reportQuery(in: line) else { return }
+        guard let report = query else {
+            unreadable += 1
+            return
+        }
+        reports += 1
+        let key = report.package + "\u{0}" + report.release
+        var release = byRelease[key] ?? Release(package: report.package, release: report.release)
+        release.devices.insert(report.device)
+        release.outcomes[report.outcome, default: []].insert(report.device)
+        if report.outcome == .rolledBack { release.rollbackCauses[report.cause ?? "unknown", default: []].insert(report.device) }
+        if report.outcome == .failed { release.failureCodes[report.errorCode ?? "unknown", default: []].insert(report.device) }
+        byRelease[key] = release
+    }
+
+    /// Counts a line that could not be read whole (longer than ``lineLimit``).
+    public mutating func addUnreadableLine() {
+        unreadable += 1
+    }
+
+    /// nil for a line that is no report; `.some(nil)` for a report line that does not read.
+    static func reportQuery(in line: some Collection<UInt8>) -> OutcomeReport?? {
+        let bytes = Array(line.prefix(lineLimit + 1))
+        let marker = Array("/report/v1?".utf8)
+        guard bytes.count >= marker.count, let start = firstIndex(of: marker, in: bytes) else { return nil }
+        guard bytes.count <= lineLimit else { return .some(nil) }
+        var end = start + marker.count
+        while end < bytes.count, bytes[end] != UInt8(ascii: " "), bytes[end] != UInt8(ascii: "\""),
+              bytes[end] != UInt8(ascii: "\t") {
+            end += 1
+        }
+        let query = String(decoding: bytes[(start + marker.count)..<end], as: UTF8.self)
+        return .some(OutcomeReport(query: Substring(query)))
+    }
+
+    private static func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
+            if haystack[start..<(start + needle.count)].elementsEqual(needle) { return start }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,67 @@
+import FoundationEssentials
+import Glibc
+
+/// Outcome reports waiting for the origin, in the store (`ROOT/state/reports/`, one file per
+/// report holding its query), so a report made while the origin is unreachable is sent by a
+/// later run. At most ``limit`` wait; past it the oldest are dropped. It also remembers the
+/// last outcome reported per package (`last.json`), so an outcome that stays the same from
+/// run to run (a held or staged release) is reported once. Used under the store's lock.
+struct ReportSpool {
+    let directory: String
+
+    /// Most reports kept waiting.
+    static let limit = 256
+    private static let suffix = ".report"
+
+    init(layout: StoreLayout) {
+        directory = layout.reports
+    }
+
+    /// Adds the reports that differ from the last one made for their package; drops the
+    /// oldest waiting ones past ``limit``.
+    func add(_ reports: [OutcomeReport]) throws {
+        guard !reports.isEmpty else { return }
+        try FileSystem.makeDirectories(directory)
+        var last = try lastReported()
+        var sequence = try waiting().count
+        let stamp = String(UInt64(Date().timeIntervalSince1970 * 1_000_000))
+        for report in reports {
+            let key = [report.outcome.rawValue, report.release, report.cause ?? "", report.errorCode ?? ""]
+                .joined(separator: " ")
+            if last[report.package] == key { continue }
+            last[report.package] = key
+            // Names sort by time, then by order within the run.
+            let order = String(sequence)
+            let name = String(repeating: "0", count: max(0, 20 - stamp.count)) + stamp + "-"
+                + String(repeating: "0", count: max(0, 6 - order.count)) + order + Self.suffix
+            try FileSystem.writeAtomically(Array(report.query.utf8), to: directory + "/" + name)
+            sequence += 1
+        }
+        try FileSystem.writeAtomically(try JSONEncoder().encode(last), to: directory + "/last.json")
+        let all = try waiting()
+        for name in all.prefix(max(0, all.count - Self.limit)) { unlink(directory + "/" + name) }
+    }
+
+    /// The reports waiting, oldest first, with the file each is in.
+    func pending() throws -> [(file: String, query: String)] {
+        try waiting().compactMap { name in
+            let file = directory + "/" + name
+            guard let bytes = try FileSystem.read(file) else { return nil }
+            return (file, String(decoding: bytes, as: UTF8.self))
+        }
+    }
+
+    /// Forgets a report that reached the origin.
+    func delivered(_ file: String) {
+        unlink(file)
+    }
+
+    private func waiting() throws -> [String] {
+        try FileSystem.contents(of: directory).filter { $0.hasSuffix(Self.suffix) }.sorted()
+    }
+
+    private func lastReported() throws -> [String: String] {
+        guard let bytes = try FileSystem.read(directory + "/last.json") else { return [:] }
+        return (try? JSONDecoder().decode([String: String].self, from: Data(bytes))) ?? [:]
+    }
+}

@@ -1,0 +1,8 @@
+import ArgumentParser
+
+struct FleetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fleet",
+        abstract: "What the devices report: read the origin's access logs.",
+        subcommands: [FleetReportCommand.self])
+}

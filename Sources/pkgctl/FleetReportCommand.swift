@@ -1,0 +1,89 @@
+import ArgumentParser
+import FoundationEssentials
+import Glibc
+import PkgCore
+
+struct FleetReportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Sum up the outcome reports in origin access logs, per package release.",
+        discussion: """
+            Reads logs in nginx's combined format, or any format that logs the request line, and \
+            counts the GET .../report/v1?... requests pkgctl update sends: distinct devices, installs, \
+            rollbacks by cause, failures by error code, and the failure rate with its 95 % interval. \
+            No LOG, or -, reads stdin. A report line that does not read is counted as unreadable.
+            """)
+
+    @Argument(help: ArgumentHelp("Access logs to read (- for stdin).", valueName: "log"))
+    var logs: [String] = []
+
+    @Flag(help: "Print the tally as JSON.")
+    var json = false
+
+    func run() throws {
+        var tally = FleetTally()
+        for log in logs.isEmpty ? ["-"] : logs {
+            try reportingErrors(json: json) { try LogLines.read(log) { line in tally.add(line: line) } onTooLong: {
+                tally.addUnreadableLine()
+            } }
+        }
+        if json {
+            try Output.printJSON(FleetSummary(tally))
+            return
+        }
+        for release in tally.releases {
+            let rate = release.failureRateInterval
+            var line = "\(release.package) \(release.release): \(release.devices.count) devices, \(release.installs) installed"
+            line += ", \(release.outcomes[.rolledBack]?.count ?? 0) rolled back" + Self.breakdown(release.rollbackCauses)
+            line += ", \(release.outcomes[.failed]?.count ?? 0) failed" + Self.breakdown(release.failureCodes)
+            for outcome in [OutcomeReport.Outcome.held, .revoked, .staged] {
+                if let devices = release.outcomes[outcome], !devices.isEmpty { line += ", \(devices.count) \(outcome.rawValue)" }
+            }
+            line += "; failure rate \(Self.percent(release.failureRate)) (95 % interval \(Self.percent(rate.lowerBound))"
+                + " to \(Self.percent(rate.upperBound)))"
+            print(line)
+        }
+        print("\(tally.reports) reports, \(tally.unreadable) unreadable report lines")
+    }
+
+    private static func breakdown(_ groups: [String: Set<String>]) -> String {
+        groups.isEmpty ? "" : " (" + groups.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.count)" }
+            .joined(separator: ", ") + ")"
+    }
+
+    private static func percent(_ share: Double) -> String {
+        DecimalText.tenths(share * 100, droppingZeroTenth: false) + " %"
+    }
+}
+
+/// The JSON `fleet report --json` prints.
+struct FleetSummary: Encodable {
+    struct Release: Encodable {
+        var package: String
+        var release: String
+        var devices: Int
+        var installs: Int
+        var outcomes: [String: Int]
+        var rollbacks: [String: Int]
+        var failures: [String: Int]
+        var failureRate: Double
+        var failureRateLow: Double
+        var failureRateHigh: Double
+    }
+    var releases: [Release]
+    var reports: Int
+    var unreadable: Int
+
+    init(_ tally: FleetTally) {
+        releases = tally.releases.map { release in
+            Release(package: release.package, release: release.release, devices: release.devices.count,
+                    installs: release.installs,
+                    outcomes: Dictionary(uniqueKeysWithValues: release.outcomes.map { ($0.key.rawValue, $0.value.count) }),
+                    rollbacks: release.rollbackCauses.mapValues(\.count), failures: release.failureCodes.mapValues(\.count),
+                    failureRate: release.failureRate, failureRateLow: release.failureRateInterval.lowerBound,
+                    failureRateHigh: release.failureRateInterval.upperBound)
+        }
+        reports = tally.reports
+        unreadable = tally.unreadable
+    }
+}

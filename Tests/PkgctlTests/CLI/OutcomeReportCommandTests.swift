@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+@testable import PkgCore
+
+/// Device outcomes reach the publisher through the origin's own access log: `pkgctl update`
+/// reports each outcome with a GET to nginx (which answers it 404), `pkgctl fleet report`
+/// sums the log up. Real nginx, real pkgctl processes.
+@Suite struct OutcomeReportCommandTests {
+    let temp: TemporaryDirectory
+    let originRoot: String
+    let origin: NginxOrigin
+    var manifestURL: String { origin.baseURL + "/manifest.json" }
+
+    init() throws {
+        temp = try TemporaryDirectory()
+        originRoot = try temp.makeDirectory("origin")
+        origin = try NginxOrigin(root: originRoot, accessLog: true)
+    }
+
+    private func update(_ store: String, _ extra: [String] = [], deviceID: String = "device-1",
+                        environment: [String: String] = [:]) throws -> PkgctlProcess.Result {
+        try PkgctlProcess.run(["update", "--root", store, "--manifest", manifestURL, "--device-id", deviceID] + extra,
+                              environment: environment)
+    }
+
+    private func reports() -> [OutcomeReport] {
+        origin.settledAccessLog().compactMap { line in
+            guard let query = line.split(separator: " ").first?.split(separator: "?", maxSplits: 1),
+                  query.first == "/report/v1", query.count == 2 else { return nil }
+            return OutcomeReport(query: query[1])
+        }
+    }
+
+    @Test func eachOutcomeIsReportedOnceWithAPseudonymNotTheDeviceID() throws {
+        try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)
+        let store = temp.path("store")
+        #expect(try update(store).status == 0)
+        #expect(try update(store).status == 0, "an unchanged run reports nothing")
+        try BundleFixtures.publishDemo(["1.1.0"], into: originRoot)
+        let failing = try update(store, ["--health-check", "exit 3"])
+        #expect(failing.status == 1)
+        #expect(try update(store, ["--health-check", "exit 3"]).status == 0, "held: reported once")
+
+        let sent = reports()
+        let deviceOne = DevicePseudonym.make(deviceID: "device-1", package: "demo", release: "1.0.0")
+        let deviceTwo = DevicePseudonym.make(deviceID: "device-1", package: "demo", release: "1.1.0")
+        #expect(sent == [
+            OutcomeReport(package: "demo", release: "1.0.0", from: nil, outcome: .installed, device: deviceOne, client: "0.1.0"),
+            OutcomeReport(package: "demo", release: "1.1.0", from: "1.0.0", outcome: .rolledBack, cause: "exit",
+                          device: deviceTwo, client: "0.1.0"),
+            OutcomeReport(package: "demo", release: "1.1.0", from: "1.0.0", outcome: .held, device: deviceTwo, client: "0.1.0"),
+        ])
+        #expect(deviceOne != deviceTwo, "a device is not followed from one release to the next")
+        #expect(!origin.accessLog().joined().contains("device-1"), "the device id never leaves the device")
+        #expect(try FileSystem.contents(of: PackageStore(root: store).layout.reports).filter { $0.hasSuffix(".report") }.isEmpty)
+    }
+
+    @Test func aFailedInstallIsReportedWithItsErrorCode() throws {
+        let entry = try #require(try BundleFixtures.publishDemo(["1.0.0"], into: originRoot).first)
+        // The zip no longer matches the manifest's digest.
+        let zip = originRoot + "/" + entry.url
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: zip))
+        bytes[bytes.count / 2] ^= 0xff
+        try bytes.write(to: URL(fileURLWithPath: zip))
+        #expect(try update(temp.path("store")).status == 1)
+        #expect(reports().map { [$0.outcome.rawValue, $0.errorCode ?? ""] } == [["failed", "checksumMismatch"]])
+    }
+
+    @Test func reportsNeverHoldUpAnUpdateAndWaitForAReachableOrigin() throws {
+        try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)
+        let store = temp.path("store")
+        let hanging = try UnansweredListener()
+        let started = Date()
+        let result = try update(store, ["--report-url", "http://127.0.0.1:\(hanging.port)/report/v1"])
+        #expect(result.status == 0 && result.stdout == "demo: installed 1.0.0\n", "\(result.stderr)")
+        #expect(Date().timeIntervalSince(started) < 15, "the report's budget is 5 s")
+        let spooled = try FileSystem.contents(of: PackageStore(root: store).layout.reports).filter { $0.hasSuffix(".report") }
+        #expect(spooled.count == 1)
+        #expect(reports().isEmpty)
+
+        // The next run (nothing new to install) delivers what waited, to the origin beside the manifest.
+        #expect(try update(store).status == 0)
+        #expect(reports().map(\.outcome) == [.installed])
+        #expect(try FileSystem.contents(of: PackageStore(root: store).layout.reports).filter { $0.hasSuffix(".report") }.isEmpty)
+    }
+
+    @Test func theSpoolKeepsTheNewestReportsUpToItsBound() throws {
+        let store = PackageStore(root: temp.path("store"))
+        let spool = ReportSpool(layout: store.layout)
+        let reports = (0..<(ReportSpool.limit + 40)).map {
+            OutcomeReport(package: "p\($0)", release: "1.0.0", from: nil, outcome: .installed, device: "d", client: "0.1.0")
+        }
+        try spool.add(reports)
+        let waiting = try spool.pending().compactMap { OutcomeReport(query: Substring($0.query)) }
+        #expect(waiting.count == ReportSpool.limit)
+        #expect(waiting.first?.package == "p40" && waiting.last?.package == "p\(ReportSpool.limit + 39)")
+    }
+
+    @Test func reportsAreOffWithNoReportOrTheConfigFile() throws {
+        try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)
+        #expect(try update(temp.path("store1"), ["--no-report"]).status == 0)
+        let config = try temp.write(Array(#"{"update": {"report": false}}"#.utf8), to: "config.json")
+        #expect(try update(temp.path("store2"), ["--config", config]).status == 0)
+        #expect(try update(temp.path("store3"), environment: ["PKGCTL_UPDATE_REPORT": "false"]).status == 0)
+        #expect(reports().isEmpty)
+        for store in ["store1", "store2", "store3"] {
+            #expect(!FileSystem.exists(PackageStore(root: temp.path(store)).layout.reports))
+        }
+        let refused = try update(temp.path("store4"), ["--report-url", "ftp://example.com/r"])
+        #expect(refused.status == 64)
+        #expect(refused.stderr == "pkgctl: --report-url must be an http or https URL without a query\n")
+    }
+
+    @Test func fleetReportSumsUpTheOriginsLog() throws {
+        try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)
+        for device in 0..<4 { #expect(try update(temp.path("store\(device)"), deviceID: "device-\(device)").status == 0) }
+        try BundleFixtures.publishDemo(["1.1.0"], into: originRoot)
+        for device in 0..<4 {
+            let check = device == 0 ? "exit 1" : "true"
+            _ = try update(temp.path("store\(device)"), ["--health-check", check], deviceID: "device-\(device)")
+        }
+        _ = origin.settledAccessLog()
+        let log = try #require(origin.combinedAccessLogPath)
+        // Hostile lines among the real ones: a forged outcome, binary bytes, an endless line.
+        let hostile = temp.path("hostile.log")
+        var junk = Data(#"127.0.0.1 - - [25/Nov/2026:17:00:00 +0000] "GET /report/v1?p=demo&r=1.1.0&a=exploded&d=x&v=1 HTTP/1.1" 404 0 "-" "-""#.utf8)
+        junk += Data("\n".utf8) + Data([0x47, 0x45, 0x54, 0x20] + Array("/report/v1?p=\u{1}".utf8) + [0xff, 0x00, 0x0a])
+        junk += Data("GET /report/v1?".utf8) + Data(repeating: UInt8(ascii: "a"), count: 100_000) + Data("\n".utf8)
+        try junk.write(to: URL(fileURLWithPath: hostile))
+
+        let text = try PkgctlProcess.run(["fleet", "report", log, hostile])
+        #expect(text.status == 0, "\(text.stderr)")
+        #expect(text.stdout.contains("demo 1.0.0: 4 devices, 4 installed, 0 rolled back, 0 failed; failure rate 0.0 %"), "\(text.stdout)")
+        #expect(text.stdout.contains("demo 1.1.0: 4 devices, 3 installed, 1 rolled back (exit 1), 0 failed; failure rate 25.0 %"
+                                     + " (95 % interval 4.6 % to 69.9 %)"), "\(text.stdout)")
+        #expect(text.stdout.hasSuffix("8 reports, 3 unreadable report lines\n"), "\(text.stdout)")
+
+        let json = try PkgctlProcess.run(["fleet", "report", "--json", "-"], environment: [:], stdin: log)
+        struct Summary: Decodable {
+            struct Release: Decodable { let package, release: String; let devices, installs: Int; let rollbacks: [String: Int] }
+            let releases: [Release]
+            let reports: Int
+        }
+        let summary = try JSONDecoder().decode(Summary.self, from: Data(json.stdout.utf8))
+        #expect(summary.reports == 8)
+        #expect(summary.releases.map { "\($0.release) \($0.devices) \($0.installs) \($0.rollbacks)" }
+                == ["1.0.0 4 4 [:]", "1.1.0 4 3 [\"exit\": 1]"])
+    }
+}
