@@ -4,5 +4,5 @@ struct FleetCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fleet",
         abstract: "What the devices report: read the origin's access logs.",
-        subcommands: [FleetReportCommand.self])
+        subcommands: [FleetReportCommand.self, FleetWatchCommand.self])
 }

@@ -42,6 +42,8 @@ public struct Publisher: Sendable {
                         deltaFrom: Int = 3,
                         signer: ManifestSigner? = nil) throws -> ManifestEntry {
         try FileSystem.makeDirectories(outputDirectory)
+        let lock = try lockOutput()
+        defer { withExtendedLifetime(lock) {} }
         var manifest = try readManifest(signer: signer)
         let previous = manifest.packages.first { $0.name == name }
 
@@ -118,6 +120,13 @@ public struct Publisher: Sendable {
     @discardableResult
     public func setRollout(name: String, percent: Double, force: Bool = false,
                            signer: ManifestSigner? = nil) throws -> ManifestEntry {
+        let lock = try lockOutput()
+        defer { withExtendedLifetime(lock) {} }
+        return try setRolloutHoldingLock(name: name, percent: percent, force: force, signer: signer)
+    }
+
+    /// ``setRollout(name:percent:force:signer:)`` for a caller that holds ``lockPath``.
+    func setRolloutHoldingLock(name: String, percent: Double, force: Bool, signer: ManifestSigner?) throws -> ManifestEntry {
         guard (0...100).contains(percent) else { throw PkgError(.invalidArgument, "percent must be 0 to 100 (got \(percent))") }
         var manifest = try readManifest(signer: signer)
         var entry = try package(name, in: manifest)
@@ -146,6 +155,13 @@ public struct Publisher: Sendable {
     /// the version named before it (from its rollout), if there is one.
     @discardableResult
     public func revoke(name: String, version: String, signer: ManifestSigner? = nil) throws -> ManifestEntry {
+        let lock = try lockOutput()
+        defer { withExtendedLifetime(lock) {} }
+        return try revokeHoldingLock(name: name, version: version, signer: signer)
+    }
+
+    /// ``revoke(name:version:signer:)`` for a caller that holds ``lockPath``.
+    func revokeHoldingLock(name: String, version: String, signer: ManifestSigner?) throws -> ManifestEntry {
         var manifest = try readManifest(signer: signer)
         var entry = try package(name, in: manifest)
         guard ManifestEntry.isSafeComponent(version) else {
@@ -195,6 +211,16 @@ public struct Publisher: Sendable {
     }
 
     private var manifestPath: String { outputDirectory + "/manifest.json" }
+
+    /// `OUT_DIR/.pkgctl-lock`: held while the manifest is read, changed and written, so
+    /// `pack`, `rollout`, `revoke` and `fleet watch` never lose each other's change.
+    var lockPath: String { outputDirectory + "/.pkgctl-lock" }
+
+    /// Takes ``lockPath``, waiting for another publisher; nil when there is no output folder
+    /// yet (nothing to change, and the error that follows says so).
+    func lockOutput() throws -> StoreLock? {
+        FileSystem.isDirectory(outputDirectory) ? try StoreLock(path: lockPath) : nil
+    }
 
     /// The manifest to change; a signed one needs a signer, so it stays signed.
     private func readManifest(signer: ManifestSigner?) throws -> Manifest {

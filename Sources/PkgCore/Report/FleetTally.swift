@@ -46,7 +46,8 @@ public struct FleetTally: Sendable {
             let p = failureRate, z = 1.959964
             let centre = (p + z * z / (2 * n)) / (1 + z * z / n)
             let margin = z * ((p * (1 - p) / n + z * z / (4 * n * n)).squareRoot()) / (1 + z * z / n)
-            return max(0, centre - margin)...min(1, centre + margin)
+            // It always holds p; rounding can put an end a hair past it (p = 1: 0.9999999999999999).
+            return min(p, max(0, centre - margin))...max(p, min(1, centre + margin))
         }
     }
 

@@ -1,16 +1,21 @@
 import Glibc
 
 /// An exclusive `flock(2)` on `ROOT/lock`, held while a command changes the
-/// store, so two updates never interleave. Released when the value is dropped
-/// or the process dies.
+/// store, so two updates never interleave (and on a publisher's output folder's
+/// lock, so `pack`, `rollout`, `revoke` and `fleet watch` never interleave). Released
+/// when the value is dropped or the process dies.
 public final class StoreLock: Sendable {
     private let descriptor: Int32
 
-    /// Takes the lock. When another process holds it: waits, after calling
+    /// Takes the store's lock. When another process holds it: waits, after calling
     /// `onWait` once, if `wait` is true; otherwise throws ``PkgError/Code/locked``.
-    public init(layout: StoreLayout, wait: Bool = true, onWait: (String) -> Void = { _ in }) throws {
+    public convenience init(layout: StoreLayout, wait: Bool = true, onWait: (String) -> Void = { _ in }) throws {
         try FileSystem.makeDirectories(layout.root)
-        let path = layout.lockFile
+        try self.init(path: layout.lockFile, wait: wait, onWait: onWait)
+    }
+
+    /// Takes the lock on the file at `path` (created when missing), as ``init(layout:wait:onWait:)`` does.
+    public init(path: String, wait: Bool = true, onWait: (String) -> Void = { _ in }) throws {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw fileSystemError("open", path) }
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {

@@ -1,0 +1,80 @@
+import ArgumentParser
+import PkgCore
+
+struct FleetWatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Advance, hold or halt a package's staged rollout from the devices' outcome reports.",
+        discussion: """
+            Run from cron or a systemd timer on the publishing side. Reads the logs (as fleet report \
+            does) and decides one thing for the package's newest release: halt (revoke it, re-signed, so \
+            devices switch back) when more than --max-failure-rate of its reporting devices rolled it \
+            back or failed to install it (with --min-devices of them, or the whole 95 % interval above \
+            the threshold); advance to the next of --steps once --min-devices reported it and --interval \
+            passed since the step was first seen; otherwise hold. Prints one line: what and why. Holds \
+            OUT_DIR's lock, as pack, rollout and revoke do; running it again decides the same.
+            """)
+
+    @Argument(help: ArgumentHelp("Directory holding manifest.json.", valueName: "out-dir"))
+    var out: String
+
+    @Argument(help: "Package name.")
+    var name: String
+
+    @Option(name: .customLong("log"), help: ArgumentHelp("An origin access log to read (repeatable; - for stdin).",
+                                                         valueName: "file"))
+    var logs: [String] = []
+
+    @Option(help: ArgumentHelp("Rollout percentages, increasing (default: 1,5,25,100).", valueName: "list"))
+    var steps: String = "1,5,25,100"
+
+    @Option(help: ArgumentHelp("Least time at a step: SECONDS, or a number followed by s, m, h or d.",
+                               valueName: "duration"))
+    var interval: String
+
+    @Option(name: .customLong("max-failure-rate"), help: ArgumentHelp(
+        "Highest percentage of reporting devices that may roll back or fail the release.", valueName: "pct"))
+    var maxFailureRate: Double
+
+    @Option(name: .customLong("min-devices"), help: ArgumentHelp(
+        "Devices that must report the release before it advances.", valueName: "n"))
+    var minDevices: Int
+
+    @Flag(name: .customLong("dry-run"), help: "Print the decision; change nothing.")
+    var dryRun = false
+
+    @OptionGroup var signing: SigningOptions
+
+    func validate() throws {
+        guard !logs.isEmpty else { throw ValidationError("give at least one --log") }
+        guard let parsed = parsedSteps, !parsed.isEmpty, zip(parsed, parsed.dropFirst()).allSatisfy({ $0 < $1 }),
+              parsed.allSatisfy({ (0...100).contains($0) && $0 > 0 }) else {
+            throw ValidationError("--steps must be increasing percentages above 0, at most 100, comma-separated "
+                                  + "(got '\(String(steps.prefix(100)))')")
+        }
+        guard DurationText.parse(interval) != nil else {
+            throw ValidationError("--interval must be a duration: SECONDS, or a number followed by s, m, h or d "
+                                  + "(got '\(String(interval.prefix(100)))')")
+        }
+        guard (0...100).contains(maxFailureRate) else { throw ValidationError("--max-failure-rate must be 0 to 100") }
+        guard minDevices >= 1 else { throw ValidationError("--min-devices must be at least 1") }
+    }
+
+    private var parsedSteps: [Double]? {
+        let parts: [Double?] = steps.split(separator: ",", omittingEmptySubsequences: false)
+            .map { Double($0.filter { $0 != " " }) }
+        return parts.contains(nil) ? nil : parts.compactMap { $0 }
+    }
+
+    func run() throws {
+        var tally = FleetTally()
+        for log in logs {
+            try reportingErrors { try LogLines.read(log) { tally.add(line: $0) } onTooLong: { tally.addUnreadableLine() } }
+        }
+        let watch = RolloutWatch(outputDirectory: out, name: name, steps: parsedSteps ?? [],
+                                 interval: DurationText.parse(interval) ?? 0, maxFailureRate: maxFailureRate / 100,
+                                 minDevices: minDevices)
+        let verdict = try reportingErrors { try watch.run(tally, dryRun: dryRun, signer: try signing.signer()) }
+        print(verdict.line)
+    }
+}
