@@ -34,12 +34,13 @@ nginx_conf "$work" "$nport" "daemon off; master_process off; worker_processes 1;
 pkgctl_serve=("$pkgctl" serve --quiet --offline --root "$work/store" --port "$pport")
 nginx_serve=(nginx -p "$work" -c "$work/nginx.conf")
 
-# curl_config URL [HEADER]: a curl config asking for URL $requests times, all on one connection.
+# curl_config URL [HEADER]: a curl config asking for URL $requests times, all on one connection,
+# each request with HEADER. (A header is given once: in a config without --next, every
+# `header` line is added to every request.)
 curl_config() {
-  for _ in $(seq 1 "$requests"); do
-    printf 'url = "%s"\noutput = /dev/null\n' "$1"
-    [ -z "${2:-}" ] || printf 'header = "%s"\n' "$2"
-  done > "$work/curl.cfg"
+  { [ -z "${2:-}" ] || printf 'header = "%s"\n' "$2"
+    for _ in $(seq 1 "$requests"); do printf 'url = "%s"\noutput = /dev/null\n' "$1"; done
+  } > "$work/curl.cfg"
 }
 wait_for() { for _ in $(seq 1 300); do curl -s -o /dev/null "$1" && return; sleep 0.2; done; echo "no answer from $1" >&2; exit 1; }
 

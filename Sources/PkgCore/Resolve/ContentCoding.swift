@@ -22,32 +22,91 @@ public enum ContentCoding: String, Sendable, Hashable, CaseIterable {
     /// header (RFC 9110 §12.5.3): the one with the highest q-value above 0,
     /// brotli on a tie (it is the smaller); `*` stands for codings not named.
     /// Nil (identity) when the header is absent or allows none of them.
+    ///
+    /// One pass over the header's bytes, with no allocation: it runs for every request
+    /// for a file that has siblings (q-values are read in thousandths, as RFC 9110 writes
+    /// them; a malformed one leaves the item at 1).
     public static func preferred(for acceptEncoding: String?, among available: Set<ContentCoding>) -> ContentCoding? {
-        guard let acceptEncoding, !available.isEmpty else { return nil }
-        var named: [ContentCoding: Double] = [:]
-        var wildcard: Double?
-        for item in acceptEncoding.split(separator: ",") {
-            let parts = item.split(separator: ";")
-            guard let token = parts.first?.trimmingSpaces.lowercased(), !token.isEmpty else { continue }
-            var quality = 1.0
-            for parameter in parts.dropFirst() {
-                let pair = parameter.trimmingSpaces
-                if pair.lowercased().hasPrefix("q="), let value = Double(pair.dropFirst(2)) {
-                    quality = min(max(value, 0), 1)
+        guard var header = acceptEncoding, !available.isEmpty else { return nil }
+        // Thousandths; -1: not named.
+        var brotli = -1, gzip = -1, wildcard = -1
+        header.withUTF8 { bytes in
+            var index = 0
+            while index < bytes.count {
+                var end = index
+                while end < bytes.count, bytes[end] != UInt8(ascii: ",") { end += 1 }
+                var tokenEnd = index
+                while tokenEnd < end, bytes[tokenEnd] != UInt8(ascii: ";") { tokenEnd += 1 }
+                var quality = 1000
+                var parameter = tokenEnd
+                while parameter < end {
+                    var parameterEnd = parameter + 1
+                    while parameterEnd < end, bytes[parameterEnd] != UInt8(ascii: ";") { parameterEnd += 1 }
+                    let (first, last) = trimmed(bytes, parameter + 1, parameterEnd)
+                    if last - first >= 3, bytes[first] | 0x20 == UInt8(ascii: "q"), bytes[first + 1] == UInt8(ascii: "="),
+                       let value = thousandths(bytes, first + 2, last) {
+                        quality = value
+                    }
+                    parameter = parameterEnd
                 }
-            }
-            switch token {
-            case "br": named[.brotli] = quality
-            case "gzip", "x-gzip": named[.gzip] = quality
-            case "*": wildcard = quality
-            default: break
+                let (first, last) = trimmed(bytes, index, tokenEnd)
+                let token = UnsafeBufferPointer(rebasing: bytes[first..<last])
+                if token.matchesLowercase("br") {
+                    brotli = quality
+                } else if token.matchesLowercase("gzip") || token.matchesLowercase("x-gzip") {
+                    gzip = quality
+                } else if last - first == 1, bytes[first] == UInt8(ascii: "*") {
+                    wildcard = quality
+                }
+                index = end + 1
             }
         }
-        var best: (coding: ContentCoding, quality: Double)?
-        for coding in ContentCoding.allCases where available.contains(coding) {
-            let quality = named[coding] ?? wildcard ?? 0
-            if quality > 0, quality > (best?.quality ?? 0) { best = (coding, quality) }
+        let brotliQuality = available.contains(.brotli) ? (brotli >= 0 ? brotli : max(wildcard, 0)) : 0
+        let gzipQuality = available.contains(.gzip) ? (gzip >= 0 ? gzip : max(wildcard, 0)) : 0
+        if brotliQuality > 0, brotliQuality >= gzipQuality { return .brotli }
+        return gzipQuality > 0 ? .gzip : nil
+    }
+
+    /// `bytes[from..<to]` without leading and trailing spaces and tabs, as bounds.
+    private static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> (Int, Int) {
+        var first = from, last = to
+        while first < last, bytes[first] == UInt8(ascii: " ") || bytes[first] == UInt8(ascii: "\t") { first += 1 }
+        while last > first, bytes[last - 1] == UInt8(ascii: " ") || bytes[last - 1] == UInt8(ascii: "\t") { last -= 1 }
+        return (first, last)
+    }
+
+    /// A q-value (`0`, `0.5`, `1.000`, `.5`) in thousandths, clamped to 0...1000; nil when malformed.
+    private static func thousandths(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Int? {
+        var index = from, whole = 0, digits = 0
+        while index < to, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+            whole = min(whole * 10 + Int(bytes[index] - UInt8(ascii: "0")), 1000)
+            index += 1
+            digits += 1
         }
-        return best?.coding
+        var fraction = 0, scale = 100
+        if index < to, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            while index < to, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+                fraction += Int(bytes[index] - UInt8(ascii: "0")) * scale
+                scale /= 10
+                index += 1
+                digits += 1
+            }
+        }
+        guard index == to, digits > 0 else { return nil }
+        return min(whole * 1000 + fraction, 1000)
+    }
+}
+
+private extension UnsafeBufferPointer<UInt8> {
+    /// Whether these bytes, ASCII letters folded to lower case, are `literal` (lower case).
+    func matchesLowercase(_ literal: StaticString) -> Bool {
+        guard count == literal.utf8CodeUnitCount else { return false }
+        for index in 0..<count {
+            let byte = self[index]
+            let folded = (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+            if folded != literal.utf8Start[index] { return false }
+        }
+        return true
     }
 }
