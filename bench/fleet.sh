@@ -15,6 +15,14 @@
 #   4. rollout of v3 10 -> 50 -> 100 %  share of devices on v3 after each step; devices that moved back
 #   5. revoke v3                      devices back on v2
 #   6. killed and resumed update      bytes of a killed run plus its rerun against one clean run
+#   7. telemetry                      what the outcome reports of steps 1-6 cost: requests and bytes
+#                                     per device per update that changed something (left out of 1-6)
+#   8. a bad release, watched         v5 fails its health check on 30 % of devices; each round every
+#                                     device polls, then `pkgctl fleet watch` (steps 1,5,25,100,
+#                                     --interval 0, 5 %): share of all devices that ever ran v5
+#                                     (target: at most 2 %), rounds and seconds from the first
+#                                     failure report to the halt, devices back on v4
+#   9. a good release, watched        v6 passes everywhere: rounds to 100 %, halts (target 0)
 # Usage: bench/fleet.sh [DEVICES] [WAVE]   (default 1000 devices, 8 at a time)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,7 +35,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/pkgctl-fleet.XXXXXX")
 . bench/lib/static-origin.sh
 
 python3 - "$pkgctl" "$work" "http://127.0.0.1:$port/manifest.json" "$devices" "$wave" <<'PY'
-import concurrent.futures, gzip, os, random, shutil, signal, statistics, subprocess, sys, time
+import concurrent.futures, gzip, json, os, random, shutil, signal, statistics, subprocess, sys, time
 pkgctl, work, manifest, devices, wave = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 log = os.path.join(work, "access.log")
 www = os.path.join(work, "www")
@@ -63,16 +71,19 @@ def pack(src, version, *extra):
     return {line.split()[-1]: int(line.split()[1]) for line in printed.splitlines() if ".pkgdelta" in line}
 
 def kind(uri):
-    for prefix, name in (("/deltas/", "delta"), ("/objects/", "object"), ("/index/", "index")):
+    for prefix, name in (("/deltas/", "delta"), ("/objects/", "object"), ("/index/", "index"), ("/report/", "report")):
         if uri.startswith(prefix):
             return name
     return "zip" if uri.endswith(".zip") else "manifest" if uri.endswith("manifest.json") else "other"
 
+health = {}  # device -> health-check command, for steps 8 and 9
+
 def update(device, check=True):
     root = os.path.join(work, "stores", device)
-    r = subprocess.run([pkgctl, "update", "--quiet", "--root", root, "--manifest", manifest, "--device-id", device],
+    extra = ["--health-check", health[device]] if device in health else []
+    r = subprocess.run([pkgctl, "update", "--quiet", "--root", root, "--manifest", manifest, "--device-id", device, *extra],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    if check and r.returncode != 0:
+    if check and r.returncode != 0 and device not in health:
         raise SystemExit(f"{device}: {r.stderr.strip()}")
     try:
         return os.readlink(os.path.join(root, "packages", "app", "current"))
@@ -88,12 +99,16 @@ def log_since(offset):
         f.seek(offset)
         return [line.split() for line in f if line.strip()]
 
+report_lines = []  # the outcome reports of steps 1-6, counted apart (step 7)
+
 def fleet_run(members=ids):
     before = log_size()
     started = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max_workers=wave) as pool:
         versions = dict(zip(members, pool.map(update, members)))
-    return versions, log_since(before), time.monotonic() - started
+    lines = log_since(before)
+    report_lines.extend(l for l in lines if kind(l[0]) == "report")
+    return versions, [l for l in lines if kind(l[0]) != "report"], time.monotonic() - started
 
 def row(step, text):
     print(f"| {step} | {text} |")
@@ -172,4 +187,55 @@ for device in ids[1:11]:
     trials.append(sum(int(l[2]) for l in log_since(before) if not l[0].endswith("manifest.json")) / clean)
 row("6. killed and resumed update (v4, 40 files changed)", f"killed run + rerun fetched {statistics.median(trials):.2f}x the bytes "
     f"of one clean run (median of {len(trials)}, max {max(trials):.2f}x; clean: {clean:,} bytes)")
+
+row("7. telemetry (outcome reports of steps 1-6)", f"{len(report_lines)} report requests for {devices} devices, "
+    f"{statistics.median(len(l[0]) for l in report_lines):.0f} bytes of target each (median), answered "
+    f"{statistics.median(int(l[2]) for l in report_lines):.0f} bytes (nginx's 404); none on a no-change poll")
+
+def watch(min_devices):
+    r = subprocess.run([pkgctl, "fleet", "watch", www, "app", "--log", log, "--steps", "1,5,25,100", "--interval", "0",
+                        "--max-failure-rate", "5", "--min-devices", str(min_devices)], check=True, stdout=subprocess.PIPE, text=True)
+    return r.stdout.strip()
+
+def ran(version):
+    r = subprocess.run([pkgctl, "fleet", "report", "--json", log], check=True, stdout=subprocess.PIPE, text=True)
+    releases = json.loads(r.stdout)["releases"]
+    return next((x for x in releases if x["package"] == "app" and x["release"] == version), None)
+
+fleet_run()  # every device on v4 first
+min_devices = max(3, devices // 200)
+for index, device in enumerate(ids):
+    health[device] = "exit 1" if index % 10 < 3 else "true"
+pack(os.path.join(sources, "v4"), "5", "--rollout", "1")
+first_failure, rounds, decision = None, 0, ""
+for rounds in range(1, 9):
+    started = time.monotonic()
+    versions, _, elapsed = fleet_run()
+    release = ran("5")
+    if first_failure is None and release and release["rollbacks"]:
+        first_failure = started
+    decision = watch(min_devices)
+    if ": halt: " in decision or ": done: " in decision:
+        break
+halted = time.monotonic()
+versions, _, elapsed = fleet_run()
+release = ran("5") or {"devices": 0}
+row("8. a bad release (30 % fail), watched", f"{100 * release['devices'] / devices:.1f} % of devices ever ran v5 (target at most 2 %); "
+    f"decided after {rounds} round(s), {halted - first_failure if first_failure else float('nan'):.1f} s from the first failure "
+    f"report: `{decision}`; then {sum(v == '4' for v in versions.values())} of {devices} on v4")
+
+for device in ids:
+    health[device] = "true"
+pack(os.path.join(sources, "v2"), "6", "--rollout", "1")
+steps_seen, halts = [], 0
+for rounds in range(1, 9):
+    versions, _, elapsed = fleet_run()
+    decision = watch(min_devices)
+    steps_seen.append(decision.split(":")[0].split(" at ")[-1] + (" -> " + decision.split("advance to ")[1].split(":")[0] if "advance to" in decision else ""))
+    halts += ": halt: " in decision
+    if ": done: " in decision or halts:
+        break
+versions, _, _ = fleet_run()
+row("9. a good release, watched", f"{rounds} rounds: {'; '.join(steps_seen)}; {halts} halts; "
+    f"{sum(v == '6' for v in versions.values())} of {devices} on v6")
 PY

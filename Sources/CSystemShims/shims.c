@@ -46,3 +46,7 @@ int pkg_name_this_thread(const char *name) {
 int pkg_spawn_close_from(void *actions, int lowest) {
     return posix_spawn_file_actions_addclosefrom_np((posix_spawn_file_actions_t *)actions, lowest);
 }
+
+const void *pkg_memmem(const void *haystack, unsigned long haystack_length, const void *needle, unsigned long needle_length) {
+    return memmem(haystack, haystack_length, needle, needle_length);
+}

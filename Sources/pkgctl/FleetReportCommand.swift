@@ -23,9 +23,7 @@ struct FleetReportCommand: ParsableCommand {
     func run() throws {
         var tally = FleetTally()
         for log in logs.isEmpty ? ["-"] : logs {
-            try reportingErrors(json: json) { try LogLines.read(log) { line in tally.add(line: line) } onTooLong: {
-                tally.addUnreadableLine()
-            } }
+            try reportingErrors(json: json) { try LogLines.read(log) { tally.add(line: $0) } }
         }
         if json {
             try Output.printJSON(FleetSummary(tally))

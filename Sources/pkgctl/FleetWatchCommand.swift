@@ -69,7 +69,7 @@ struct FleetWatchCommand: ParsableCommand {
     func run() throws {
         var tally = FleetTally()
         for log in logs {
-            try reportingErrors { try LogLines.read(log) { tally.add(line: $0) } onTooLong: { tally.addUnreadableLine() } }
+            try reportingErrors { try LogLines.read(log) { tally.add(line: $0) } }
         }
         let watch = RolloutWatch(outputDirectory: out, name: name, steps: parsedSteps ?? [],
                                  interval: DurationText.parse(interval) ?? 0, maxFailureRate: maxFailureRate / 100,

@@ -24,4 +24,7 @@ int pkg_name_this_thread(const char *name);
  * (another thread's pipes and sockets among them). Returns 0 or an error number. */
 int pkg_spawn_close_from(void *actions, int lowest);
 
+/* memmem(3): the first `needle` in `haystack`, or NULL (glibc's two-way search). */
+const void *pkg_memmem(const void *haystack, unsigned long haystack_length, const void *needle, unsigned long needle_length);
+
 #endif

@@ -1,10 +1,12 @@
+import CSystemShims
+
 /// What the outcome reports in an origin's access logs add up to, per package release: fed
 /// one log line at a time, so a log of any size is read in memory bounded by the number of
 /// releases and distinct devices, not by its length.
 ///
-/// A line is a report when its request target holds `/report/v1?` (nginx's combined format,
-/// and any `log_format` that keeps `$request` or `$request_uri`); its query is read as an
-/// ``OutcomeReport``. A report line that does not read, or a line longer than ``lineLimit``,
+/// A line is a report when it holds `/report/v1?` (in the request target of nginx's combined
+/// format, and of any `log_format` that keeps `$request` or `$request_uri`); its query is read
+/// as an ``OutcomeReport``. A report line that does not read, or one longer than ``lineLimit``,
 /// is counted as unreadable; other lines (the site's own traffic) are skipped.
 ///
 /// ```swift
@@ -27,6 +29,13 @@ public struct FleetTally: Sendable {
         public fileprivate(set) var rollbackCauses: [String: Set<String>] = [:]
         /// Failed devices per error code.
         public fileprivate(set) var failureCodes: [String: Set<String>] = [:]
+
+        fileprivate mutating func record(_ report: OutcomeReport) {
+            devices.insert(report.device)
+            outcomes[report.outcome, default: []].insert(report.device)
+            if report.outcome == .rolledBack { rollbackCauses[report.cause ?? "unknown", default: []].insert(report.device) }
+            if report.outcome == .failed { failureCodes[report.errorCode ?? "unknown", default: []].insert(report.device) }
+        }
 
         /// Devices whose reports say it was installed (first install, upgrade or downgrade).
         public var installs: Int {
@@ -75,48 +84,37 @@ public struct FleetTally: Sendable {
         byRelease[package + "\u{0}" + release]
     }
 
-    /// Reads one log line (without its newline).
-    public mutating func add(line: some Collection<UInt8>) {
-        guard let query = Self.reportQuery(in: line) else { return }
-        guard let report = query else {
+    /// Reads one log line (without its newline). A line is found to be a report by one
+    /// `memmem(3)` for the marker, so the site's own traffic costs little more than the read.
+    public mutating func add(line: UnsafeBufferPointer<UInt8>) {
+        guard let base = line.baseAddress, line.count >= Self.marker.utf8CodeUnitCount,
+              let found = pkg_memmem(base, UInt(min(line.count, Self.lineLimit + 1)), Self.marker.utf8Start,
+                                     UInt(Self.marker.utf8CodeUnitCount)) else { return }
+        guard line.count <= Self.lineLimit else {
+            unreadable += 1
+            return
+        }
+        let start = base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + Self.marker.utf8CodeUnitCount
+        var end = start
+        while end < line.count, line[end] != UInt8(ascii: " "), line[end] != UInt8(ascii: "\""), line[end] != UInt8(ascii: "\t") {
+            end += 1
+        }
+        guard let report = OutcomeReport(query: Substring(String(decoding: line[start..<end], as: UTF8.self))) else {
             unreadable += 1
             return
         }
         reports += 1
-        let key = report.package + "\u{0}" + report.release
-        var release = byRelease[key] ?? Release(package: report.package, release: report.release)
-        release.devices.insert(report.device)
-        release.outcomes[report.outcome, default: []].insert(report.device)
-        if report.outcome == .rolledBack { release.rollbackCauses[report.cause ?? "unknown", default: []].insert(report.device) }
-        if report.outcome == .failed { release.failureCodes[report.errorCode ?? "unknown", default: []].insert(report.device) }
-        byRelease[key] = release
+        // Changed in place: a copy of the release out of the dictionary and back would copy
+        // its device sets on every report (seen: 136 µs a report at 16,000 devices).
+        byRelease[report.package + "\u{0}" + report.release, default: Release(package: report.package, release: report.release)]
+            .record(report)
     }
 
-    /// Counts a line that could not be read whole (longer than ``lineLimit``).
-    public mutating func addUnreadableLine() {
-        unreadable += 1
+    /// ``add(line:)`` for bytes in any collection.
+    public mutating func add(line: some Collection<UInt8>) {
+        let bytes = Array(line.prefix(Self.lineLimit + 1))
+        bytes.withUnsafeBufferPointer { add(line: $0) }
     }
 
-    /// nil for a line that is no report; `.some(nil)` for a report line that does not read.
-    static func reportQuery(in line: some Collection<UInt8>) -> OutcomeReport?? {
-        let bytes = Array(line.prefix(lineLimit + 1))
-        let marker = Array("/report/v1?".utf8)
-        guard bytes.count >= marker.count, let start = firstIndex(of: marker, in: bytes) else { return nil }
-        guard bytes.count <= lineLimit else { return .some(nil) }
-        var end = start + marker.count
-        while end < bytes.count, bytes[end] != UInt8(ascii: " "), bytes[end] != UInt8(ascii: "\""),
-              bytes[end] != UInt8(ascii: "\t") {
-            end += 1
-        }
-        let query = String(decoding: bytes[(start + marker.count)..<end], as: UTF8.self)
-        return .some(OutcomeReport(query: Substring(query)))
-    }
-
-    private static func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard haystack.count >= needle.count else { return nil }
-        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
-            if haystack[start..<(start + needle.count)].elementsEqual(needle) { return start }
-        }
-        return nil
-    }
+    private static let marker: StaticString = "/report/v1?"
 }

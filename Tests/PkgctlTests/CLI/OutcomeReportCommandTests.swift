@@ -111,6 +111,22 @@ import Testing
         #expect(refused.stderr == "pkgctl: --report-url must be an http or https URL without a query\n")
     }
 
+    @Test func fleetReportReadsEveryLineOfALogLargerThanItsReads() throws {
+        // 3 MB of reports: lines cut by the reader's 1 MiB reads are joined whole.
+        var text = ""
+        for index in 0..<20_000 {
+            let report = OutcomeReport(package: "demo", release: "1.0.0", from: nil, outcome: index % 100 == 0 ? .failed : .installed,
+                                       errorCode: index % 100 == 0 ? "checksumMismatch" : nil,
+                                       device: String(format: "d%015d", index),
+                                       client: "0.1.0")
+            text += #"10.0.0.1 - - [25/Nov/2026:17:00:00 +0000] "GET /app/report/v1?\#(report.query) HTTP/1.1" 404 153 "-" "-"\#n"#
+        }
+        let log = try temp.write(Array(text.utf8), to: "large.log")
+        let result = try PkgctlProcess.run(["fleet", "report", log])
+        #expect(result.stdout == "demo 1.0.0: 20000 devices, 19800 installed, 0 rolled back, 200 failed (checksumMismatch 200); "
+                + "failure rate 1.0 % (95 % interval 0.9 % to 1.1 %)\n20000 reports, 0 unreadable report lines\n", "\(result.stderr)")
+    }
+
     @Test func fleetReportSumsUpTheOriginsLog() throws {
         try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)
         for device in 0..<4 { #expect(try update(temp.path("store\(device)"), deviceID: "device-\(device)").status == 0) }
