@@ -84,6 +84,30 @@ import Testing
         #expect(try FileSystem.contents(of: PackageStore(root: store).layout.reports).filter { $0.hasSuffix(".report") }.isEmpty)
     }
 
+    @Test func aDeviceKilledWhileReportingSendsTheReportOnceLater() throws {
+        try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)
+        let store = temp.path("store")
+        let hanging = try UnansweredListener()
+        let (process, _, _) = try PkgctlProcess.start(["update", "--root", store, "--manifest", manifestURL, "--device-id", "d",
+                                                       "--report-url", "http://127.0.0.1:\(hanging.port)/report/v1"])
+        defer { ProcessLaunch.stop(process) }
+        // The report is spooled before it is sent; kill the run while it waits to connect.
+        let reports = PackageStore(root: store).layout.reports
+        let spooled = eventually(seconds: 30) {
+            ((try? FileSystem.contents(of: reports)) ?? []).contains { $0.hasSuffix(".report") }
+        }
+        #expect(spooled)
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        #expect(PackageStore(root: store).activeVersion(of: "demo") == "1.0.0", "the update itself was done")
+        let left = try FileSystem.contents(of: reports)
+        #expect(left.filter { $0.hasSuffix(".report") }.count == 1, "\(left)")
+
+        #expect(try update(store, deviceID: "d").status == 0)
+        #expect(try update(store, deviceID: "d").status == 0)
+        #expect(self.reports().map(\.outcome) == [.installed], "delivered once, by the next run")
+    }
+
     @Test func theSpoolKeepsTheNewestReportsUpToItsBound() throws {
         let store = PackageStore(root: temp.path("store"))
         let spool = ReportSpool(layout: store.layout)
