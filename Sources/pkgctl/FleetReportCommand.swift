@@ -10,7 +10,9 @@ struct FleetReportCommand: ParsableCommand {
         discussion: """
             Reads logs in nginx's combined format, or any format that logs the request line, and \
             counts the GET .../report/v1?... requests pkgctl update sends: distinct devices, installs, \
-            rollbacks by cause, failures by error code, and the failure rate with its 95 % interval. \
+            rollbacks by cause, failures by error code, and the failure rate among the devices that tried \
+            the release (installed, rolled back or failed; a later install clears a failure) with its 95 % \
+            interval. \
             No LOG, or -, reads stdin. A report line that does not read is counted as unreadable.
             """)
 
@@ -37,7 +39,8 @@ struct FleetReportCommand: ParsableCommand {
             for outcome in [OutcomeReport.Outcome.held, .revoked, .staged] {
                 if let devices = release.outcomes[outcome], !devices.isEmpty { line += ", \(devices.count) \(outcome.rawValue)" }
             }
-            line += "; failure rate \(Self.percent(release.failureRate)) (95 % interval \(Self.percent(rate.lowerBound))"
+            line += "; failure rate \(Self.percent(release.failureRate)) of \(release.triedDevices) that tried it"
+                + " (95 % interval \(Self.percent(rate.lowerBound))"
                 + " to \(Self.percent(rate.upperBound)))"
             print(line)
         }
@@ -60,6 +63,7 @@ struct FleetSummary: Encodable {
         var package: String
         var release: String
         var devices: Int
+        var tried: Int
         var installs: Int
         var outcomes: [String: Int]
         var rollbacks: [String: Int]
@@ -75,7 +79,7 @@ struct FleetSummary: Encodable {
     init(_ tally: FleetTally) {
         releases = tally.releases.map { release in
             Release(package: release.package, release: release.release, devices: release.devices.count,
-                    installs: release.installs,
+                    tried: release.triedDevices, installs: release.installs,
                     outcomes: Dictionary(uniqueKeysWithValues: release.outcomes.map { ($0.key.rawValue, $0.value.count) }),
                     rollbacks: release.rollbackCauses.mapValues(\.count), failures: release.failureCodes.mapValues(\.count),
                     failureRate: release.failureRate, failureRateLow: release.failureRateInterval.lowerBound,

@@ -38,19 +38,30 @@ public struct FleetTally: Sendable {
         }
 
         /// Devices whose reports say it was installed (first install, upgrade or downgrade).
-        public var installs: Int {
-            Set([OutcomeReport.Outcome.installed, .upgraded, .downgraded].flatMap { outcomes[$0] ?? [] }).count
+        public var installs: Int { installed.count }
+
+        private var installed: Set<String> {
+            Set([OutcomeReport.Outcome.installed, .upgraded, .downgraded].flatMap { outcomes[$0] ?? [] })
         }
 
-        /// Devices that rolled it back or failed to install it.
-        public var failedDevices: Int { (outcomes[.rolledBack] ?? []).union(outcomes[.failed] ?? []).count }
+        /// Devices that tried it: installed it, rolled it back or failed to install it. Devices
+        /// that only report it staged, held or revoked did not run it, and do not count.
+        public var triedDevices: Int {
+            installed.union(outcomes[.rolledBack] ?? []).union(outcomes[.failed] ?? []).count
+        }
 
-        /// The share of reporting devices that rolled back or failed, 0 to 1 (0 with no devices).
-        public var failureRate: Double { devices.isEmpty ? 0 : Double(failedDevices) / Double(devices.count) }
+        /// Devices that rolled it back or failed to install it, and did not install it on a
+        /// later run (a failed download retried with success is no failure of the release).
+        public var failedDevices: Int {
+            (outcomes[.rolledBack] ?? []).union(outcomes[.failed] ?? []).subtracting(installed).count
+        }
+
+        /// The share of the devices that tried it that failed it, 0 to 1 (0 with none).
+        public var failureRate: Double { triedDevices == 0 ? 0 : Double(failedDevices) / Double(triedDevices) }
 
         /// The 95 % Wilson score interval of ``failureRate``: honest with few devices and near 0 or 1.
         public var failureRateInterval: ClosedRange<Double> {
-            let n = Double(devices.count)
+            let n = Double(triedDevices)
             guard n > 0 else { return 0...1 }
             let p = failureRate, z = 1.959964
             let centre = (p + z * z / (2 * n)) / (1 + z * z / n)

@@ -1,6 +1,7 @@
 /// What ``Updater`` does with a run's outcomes when ``OutcomeReporting`` is on: turns them into
-/// ``OutcomeReport``s, adds them to the store's ``ReportSpool``, and sends everything waiting,
-/// oldest first, within the reporting's time budget. Any HTTP answer counts as delivered (the
+/// ``OutcomeReport``s and adds them to the store's ``ReportSpool`` as soon as they are known
+/// (so a run that fails later, or is killed, still leaves them), then sends everything
+/// waiting, oldest first, within the reporting's time budget. Any HTTP answer counts as delivered (the
 /// origin logged the request); a failure to connect or a timeout leaves the rest for a later run.
 struct OutcomeReporter {
     let reporting: OutcomeReporting
@@ -9,25 +10,28 @@ struct OutcomeReporter {
     let destination: String
     let caFile: String?
 
-    /// Spools and sends the reports of `run`; returns how many reports reached the origin.
-    /// Never throws: reporting must not fail an update.
-    @discardableResult
-    func report(_ run: UpdateReport, deviceID: String) -> Int {
+    /// Adds the reports of `run` to the spool. Never throws: reporting must not fail an update.
+    func spool(_ run: UpdateReport, deviceID: String) {
         let reports = run.reverted.compactMap { OutcomeReport($0, wasReverted: true, deviceID: deviceID, client: reporting.client) }
             + run.packages.compactMap { OutcomeReport($0, wasReverted: false, deviceID: deviceID, client: reporting.client) }
-        do {
-            try spool.add(reports)
-            return try deliver()
-        } catch {
-            return 0
-        }
+        try? spool.add(reports)
     }
 
-    private func deliver() throws -> Int {
+    /// Sends what waits, within the reporting's budget and what is left of `deadline` (the
+    /// run's own bound: no transfer starts past it); returns how many reached the origin.
+    @discardableResult
+    func deliver(within deadline: Deadline?) -> Int {
+        var budget = reporting.timeBudget
+        if let deadline { budget = min(budget, Double(deadline.remainingMilliseconds) / 1000) }
+        guard budget > 0 else { return 0 }
+        return (try? deliver(budget: budget)) ?? 0
+    }
+
+    private func deliver(budget: Double) throws -> Int {
         let waiting = try spool.pending()
         guard !waiting.isEmpty else { return 0 }
         let options = TransferOptions(caFile: caFile, connectTimeout: 2, stallTimeout: 2, minimumRate: 1,
-                                      deadline: Deadline(after: reporting.timeBudget), maxAttempts: 1)
+                                      deadline: Deadline(after: budget), maxAttempts: 1)
         let downloader = Downloader(options: options)
         var delivered = 0
         for (file, query) in waiting {

@@ -23,17 +23,15 @@ struct ReportSpool {
         guard !reports.isEmpty else { return }
         try FileSystem.makeDirectories(directory)
         var last = try lastReported()
-        var sequence = try waiting().count
-        let stamp = String(UInt64(Date().timeIntervalSince1970 * 1_000_000))
+        // Named by a number one past the newest waiting: the order holds whatever the clock does.
+        var sequence = (try waiting().last.flatMap { UInt64($0.dropLast(Self.suffix.count)) } ?? 0) + 1
         for report in reports {
             let key = [report.outcome.rawValue, report.release, report.cause ?? "", report.errorCode ?? ""]
                 .joined(separator: " ")
             if last[report.package] == key { continue }
             last[report.package] = key
-            // Names sort by time, then by order within the run.
             let order = String(sequence)
-            let name = String(repeating: "0", count: max(0, 20 - stamp.count)) + stamp + "-"
-                + String(repeating: "0", count: max(0, 6 - order.count)) + order + Self.suffix
+            let name = String(repeating: "0", count: max(0, 20 - order.count)) + order + Self.suffix
             try FileSystem.writeAtomically(Array(report.query.utf8), to: directory + "/" + name)
             sequence += 1
         }

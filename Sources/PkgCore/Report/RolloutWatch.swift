@@ -5,12 +5,16 @@ import FoundationEssentials
 /// release (a ``FleetTally`` of the origin's logs) and decides one thing:
 ///
 /// - **halt**: the release failed (rolled back or failed to install) on more than
-///   ``maxFailureRate`` of the devices that reported it, with at least ``minDevices`` of them
-///   or with the whole 95 % interval above the threshold. It is revoked (re-signed), so every
-///   device running it switches back, and the rollout returns to the release before it.
-/// - **advance** to the next of ``steps``: ``minDevices`` reported it, it is under the
+///   ``maxFailureRate`` of the devices that tried it, at least ``minFailures`` of them, with
+///   ``minDevices`` devices or with the whole 95 % interval above the threshold. It is revoked
+///   (re-signed), so every device running it switches back, and the rollout returns to the
+///   release before it.
+/// - **advance** to the next of ``steps``: ``minDevices`` tried it, it is under the
 ///   threshold, and ``interval`` has passed since the current step was first seen.
-/// - **hold**: not enough devices or time yet. **done** at 100 %; **idle** when already revoked.
+///
+/// Reports are plain requests anyone can send: ``minFailures`` keeps one forged or freak
+/// failure from halting a release, and ``minDevices`` should be set with the fleet's size in mind.
+/// - **hold**: not enough devices or time yet, or above the threshold with too few failures to halt. **done** at 100 %; **idle** when already revoked.
 ///
 /// It holds the output folder's lock (as `pack`, `rollout` and `revoke` do) from reading the
 /// manifest to writing it, and remembers when it first saw each step in
@@ -27,8 +31,10 @@ public struct RolloutWatch: Sendable {
     public var interval: TimeInterval
     /// Highest share (0 to 1) of reporting devices that may fail the release.
     public var maxFailureRate: Double
-    /// Devices that must report the release before it advances (or is halted on its rate alone).
+    /// Devices that must try the release before it advances (or is halted on its rate alone).
     public var minDevices: Int
+    /// Fewest failed devices that can halt a release.
+    public static let minFailures = 3
 
     /// What a run decided.
     public enum Decision: String, Sendable, Hashable {
@@ -81,13 +87,13 @@ public struct RolloutWatch: Sendable {
         }
         let seen = try stepSeen(version: entry.version, percent: percent, now: now)
         let release = tally.release(name, entry.version)
-        let devices = release?.devices.count ?? 0, failed = release?.failedDevices ?? 0
+        let devices = release?.triedDevices ?? 0, failed = release?.failedDevices ?? 0
         let rate = release?.failureRate ?? 0
         let interval95 = release?.failureRateInterval ?? 0...1
         let evidence = "\(failed) of \(devices) devices failed (\(Self.percent(rate)), 95 % interval "
             + "\(Self.percent(interval95.lowerBound)) to \(Self.percent(interval95.upperBound)))"
 
-        if failed > 0, rate > maxFailureRate, devices >= minDevices || interval95.lowerBound > maxFailureRate {
+        if failed >= Self.minFailures, rate > maxFailureRate, devices >= minDevices || interval95.lowerBound > maxFailureRate {
             var line = "\(label): halt: \(evidence), above \(Self.percent(maxFailureRate))"
             if dryRun { return Verdict(decision: .halt, version: entry.version, percent: percent, line: line + " (dry run)") }
             let after = try publisher.revokeHoldingLock(name: name, version: entry.version, signer: signer)
@@ -105,7 +111,12 @@ public struct RolloutWatch: Sendable {
         if !dryRun { try remember(seen) }
         guard devices >= minDevices else {
             return Verdict(decision: .hold, version: entry.version, percent: percent,
-                           line: "\(label): hold: \(devices) of \(minDevices) devices reported; \(evidence)")
+                           line: "\(label): hold: \(devices) of \(minDevices) devices tried it; \(evidence)")
+        }
+        guard rate <= maxFailureRate else {
+            return Verdict(decision: .hold, version: entry.version, percent: percent,
+                           line: "\(label): hold: above \(Self.percent(maxFailureRate)) with fewer than \(Self.minFailures) "
+                               + "failed devices; \(evidence)")
         }
         let waited = now.timeIntervalSince1970 - seen.since
         guard waited >= interval else {

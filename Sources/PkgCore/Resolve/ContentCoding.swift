@@ -75,8 +75,10 @@ public enum ContentCoding: String, Sendable, Hashable, CaseIterable {
         return (first, last)
     }
 
-    /// A q-value (`0`, `0.5`, `1.000`, `.5`) in thousandths, clamped to 0...1000; nil when malformed.
+    /// A q-value (`0`, `0.5`, `1.000`, `.5`) in thousandths, clamped to 0...1000 (a negative one
+    /// is 0); nil when malformed.
     private static func thousandths(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Int? {
+        if bytes[from] == UInt8(ascii: "-") { return 0 }  // below 0: refused, as a q of 0
         var index = from, whole = 0, digits = 0
         while index < to, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
             whole = min(whole * 10 + Int(bytes[index] - UInt8(ascii: "0")), 1000)

@@ -124,7 +124,9 @@ private let openat2Unsupported = Atomic<Bool>(false)
 /// else a walk of `openat(O_NOFOLLOW)` one component at a time. Either way a
 /// symlink or `..` anywhere in `path` fails the open.
 func openBeneath(_ directoryFD: Int32, _ path: String) -> Int32 {
-    let flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW
+    // O_NONBLOCK: opening a FIFO (a build folder may hold one) must not wait for a writer; it
+    // is refused as no regular file after the open, and reads of regular files never block.
+    let flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
     if !openat2Unsupported.load(ordering: .relaxed) {
         let fd = pkg_open_beneath(directoryFD, path, flags)
         if fd >= 0 { return fd }

@@ -97,7 +97,9 @@ final class PackageMount: @unchecked Sendable {
     /// `index.html`), or nil when there is none. Small files come from memory
     /// after their first read: no open, stat or read per request (a folder's are opened each time).
     func file(at relativePath: String) -> LocalFile? {
-        if isFolder { return LocalFile.open(under: directoryDescriptor, directory: directory, relativePath: relativePath) }
+        if isFolder {
+            return withFolder { LocalFile.open(under: $0, directory: directory, relativePath: relativePath) } ?? nil
+        }
         enum Known { case file(LocalFile), absent, unknown }
         let known: Known = memory.withLock { memory in
             if let file = memory.files[relativePath] ?? memory.openFiles[relativePath] { return .file(file) }
@@ -138,7 +140,8 @@ final class PackageMount: @unchecked Sendable {
     /// `.br` and `.gz` siblings, by a look at their names (only the one a request
     /// chooses is opened, by ``file(at:)``). Remembered per file after the first look (not for a folder).
     func codings(besides relativePath: String) -> Set<ContentCoding> {
-        if !isFolder, let known = memory.withLock({ $0.codings[relativePath] }) { return known }
+        if isFolder { return withFolder { folderCodings(besides: relativePath, in: $0) } ?? [] }
+        if let known = memory.withLock({ $0.codings[relativePath] }) { return known }
         var found = Set<ContentCoding>()
         for coding in ContentCoding.allCases {
             var info = stat()
@@ -147,9 +150,35 @@ final class PackageMount: @unchecked Sendable {
                 found.insert(coding)
             }
         }
-        if isFolder { return found }
         memory.withLock { memory in
             if memory.codings.count < Self.codingsLimit { memory.codings[relativePath] = found }
+        }
+        return found
+    }
+
+    /// Runs `body` with a descriptor of the folder opened now, by its path: a build that
+    /// deletes and remakes the folder is followed (a descriptor kept open would still name
+    /// the deleted one). Nil when the folder cannot be opened.
+    private func withFolder<T>(_ body: (Int32) -> T) -> T? {
+        let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        return body(fd)
+    }
+
+    /// A folder's siblings of `relativePath` that are regular files no older than it: a build
+    /// that rewrote the file but not its `.br` would otherwise serve the old bytes to browsers.
+    private func folderCodings(besides relativePath: String, in folder: Int32) -> Set<ContentCoding> {
+        var file = stat()
+        guard fstatat(folder, relativePath, &file, AT_SYMLINK_NOFOLLOW) == 0 else { return [] }
+        var found = Set<ContentCoding>()
+        for coding in ContentCoding.allCases {
+            var info = stat()
+            if fstatat(folder, relativePath + coding.fileSuffix, &info, AT_SYMLINK_NOFOLLOW) == 0,
+               (info.st_mode & S_IFMT) == S_IFREG,
+               (info.st_mtim.tv_sec, info.st_mtim.tv_nsec) >= (file.st_mtim.tv_sec, file.st_mtim.tv_nsec) {
+                found.insert(coding)
+            }
         }
         return found
     }

@@ -102,10 +102,12 @@ public struct Updater: Sendable {
                                   maxManifestSize: maxManifestSize)
         let reporter = OutcomeReporter.make(reporting, store: store, manifestURL: manifestURL, caFile: transfer.caFile)
         let deviceID = try self.deviceID ?? store.deviceID()
+        // Spooled before the manifest is fetched: a rollback of a killed run is reported even
+        // when this run goes no further.
+        reporter?.spool(UpdateReport(manifest: .notModified, packages: [], removed: [], reverted: reverted), deviceID: deviceID)
         guard case .fetched(let opened, let newValidators) = try check.fetch(downloader) else {
-            let report = UpdateReport(manifest: .notModified, packages: [], removed: [], reverted: reverted)
-            reporter?.report(report, deviceID: deviceID)
-            return report
+            reporter?.deliver(within: transfer.deadline)
+            return UpdateReport(manifest: .notModified, packages: [], removed: [], reverted: reverted)
         }
 
         var outcomes: [UpdateReport.PackageOutcome] = []
@@ -114,6 +116,7 @@ public struct Updater: Sendable {
             progress(.finished(outcome))
             outcomes.append(outcome)
         }
+        reporter?.spool(UpdateReport(manifest: .fetched, packages: outcomes, removed: [], reverted: []), deviceID: deviceID)
         let removed = try store.collectGarbage(keep: keep).map { "\($0.name) \($0.version)" }
         let report = UpdateReport(manifest: .fetched, packages: outcomes, removed: removed, reverted: reverted)
         if report.succeeded {
@@ -122,7 +125,7 @@ public struct Updater: Sendable {
         } else {
             ManifestState.clear(store.layout)
         }
-        reporter?.report(report, deviceID: deviceID)
+        reporter?.deliver(within: transfer.deadline)
         return report
     }
 

@@ -148,7 +148,7 @@ import Testing
         let log = try temp.write(Array(text.utf8), to: "large.log")
         let result = try PkgctlProcess.run(["fleet", "report", log])
         #expect(result.stdout == "demo 1.0.0: 20000 devices, 19800 installed, 0 rolled back, 200 failed (checksumMismatch 200); "
-                + "failure rate 1.0 % (95 % interval 0.9 % to 1.1 %)\n20000 reports, 0 unreadable report lines\n", "\(result.stderr)")
+                + "failure rate 1.0 % of 20000 that tried it (95 % interval 0.9 % to 1.1 %)\n20000 reports, 0 unreadable report lines\n", "\(result.stderr)")
     }
 
     @Test func fleetReportSumsUpTheOriginsLog() throws {
@@ -170,9 +170,9 @@ import Testing
 
         let text = try PkgctlProcess.run(["fleet", "report", log, hostile])
         #expect(text.status == 0, "\(text.stderr)")
-        #expect(text.stdout.contains("demo 1.0.0: 4 devices, 4 installed, 0 rolled back, 0 failed; failure rate 0.0 %"), "\(text.stdout)")
+        #expect(text.stdout.contains("demo 1.0.0: 4 devices, 4 installed, 0 rolled back, 0 failed; failure rate 0.0 % of 4 that tried it"), "\(text.stdout)")
         #expect(text.stdout.contains("demo 1.1.0: 4 devices, 3 installed, 1 rolled back (exit 1), 0 failed; failure rate 25.0 %"
-                                     + " (95 % interval 4.6 % to 69.9 %)"), "\(text.stdout)")
+                                     + " of 4 that tried it (95 % interval 4.6 % to 69.9 %)"), "\(text.stdout)")
         #expect(text.stdout.hasSuffix("8 reports, 3 unreadable report lines\n"), "\(text.stdout)")
 
         let json = try PkgctlProcess.run(["fleet", "report", "--json", "-"], environment: [:], stdin: log)

@@ -12,6 +12,7 @@ import Testing
         ("gzip, deflate, br", ContentCoding.brotli), ("gzip", .gzip), ("br;q=0.5, gzip", .gzip),
         ("br;q=0, gzip;q=0", nil), ("*", .brotli), ("*;q=0.1, gzip;q=0.5", .gzip), ("identity", nil),
         ("GZIP", .gzip), ("x-gzip", .gzip), ("br;q=0, *", .gzip), ("", nil), ("deflate", nil),
+        ("br;q=-1, gzip;q=0.5", .gzip), ("br ; q=0.001 , gzip;q=0.0009", .brotli), ("br;q=junk", .brotli),
     ] as [(String, ContentCoding?)])
     func acceptEncodingPicksTheBestCodingItAllows(header: String, expected: ContentCoding?) {
         #expect(ContentCoding.preferred(for: header, among: [.brotli, .gzip]) == expected)

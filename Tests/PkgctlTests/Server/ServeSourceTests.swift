@@ -107,6 +107,25 @@ import Testing
         }
     }
 
+    @Test func aRemadeFolderAStaleSiblingAndAFIFOAreHandledAsABuildLeavesThem() throws {
+        try serve([]) { base in
+            // A sibling older than its file is the last build's: not used.
+            Thread.sleep(forTimeInterval: 0.05)
+            try write(script + "// rebuilt\n", "assets/index-BDoW_Vkf.js")
+            let fresh = try HTTPExchange.curl(base + "/assets/index-BDoW_Vkf.js", ["--compressed"])
+            #expect(fresh.header("Content-Encoding") == nil && fresh.body == Data((script + "// rebuilt\n").utf8))
+            // A FIFO is no file, and opening it does not wait for a writer.
+            try #require(mkfifo(site + "/pipe.js", 0o644) == 0)
+            #expect(try HTTPExchange.curl(base + "/pipe.js").status == 404)
+            // `rm -rf dist && build`: the new folder is served.
+            try FileManager.default.removeItem(atPath: site)
+            try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
+            try write("new build", "index.html")
+            let page = try HTTPExchange.curl(base + "/index.html")
+            #expect(page.status == 200 && String(decoding: page.body, as: UTF8.self) == "new build")
+        }
+    }
+
     @Test func nothingOutsideTheFolderIsServed() throws {
         try Data("SECRET-OUTSIDE".utf8).write(to: URL(fileURLWithPath: temp.path("secret.txt")))
         try FileManager.default.createSymbolicLink(atPath: site + "/leak.txt", withDestinationPath: "../secret.txt")

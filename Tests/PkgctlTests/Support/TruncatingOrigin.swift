@@ -68,6 +68,9 @@ final class TruncatingOrigin: Sendable {
             guard poll(&poller, 1, 50) > 0 else { continue }
             let client = accept(listener, nil, nil)
             guard client >= 0 else { continue }
+            // Close-on-exec (Glibc has no accept4 for Swift): a child started now must not keep
+            // this connection open past the close that ends the answer.
+            _ = fcntl(client, F_SETFD, FD_CLOEXEC)
             answer(client)
             close(client)
         }
@@ -120,7 +123,7 @@ final class TruncatingOrigin: Sendable {
 enum Loopback {
     /// A listening socket bound to 127.0.0.1 on a port the kernel picked, and that port.
     static func listen(backlog: Int32 = 16) throws -> (descriptor: Int32, port: UInt16) {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw TestSupportError("socket: \(String(cString: strerror(errno)))") }
         var reuse: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
@@ -152,7 +155,7 @@ enum Loopback {
 
     /// Whether something accepts TCP connections on 127.0.0.1:`port` right now.
     static func accepts(port: UInt16) -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         var address = loopbackAddress(port: port)

@@ -12,7 +12,7 @@ final class UnansweredListener {
         let (listener, port) = try Loopback.listen(backlog: 0)
         var descriptors = [listener]
         for _ in 0..<2 {
-            let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard client >= 0 else { throw TestSupportError("socket: \(String(cString: strerror(errno)))") }
             descriptors.append(client)
             var address = Loopback.loopbackAddress(port: port)
