@@ -23,6 +23,12 @@
 #                                     (target: at most 2 %), rounds and seconds from the first
 #                                     failure report to the halt, devices back on v4
 #   9. a good release, watched        v6 passes everywhere: rounds to 100 %, halts (target 0)
+#  10. a broken link, watched         v7 passes its health check everywhere, but on 30 % of devices
+#                                     the app (`pkgctl resolve --fetch`, the real resolver, during
+#                                     the health check) asks for a chunk v7 lacks and the origin
+#                                     404s it; `fleet watch ... --max-404-rate 5`: share of all
+#                                     devices that ever ran v7 (target at most 2 %), the decision,
+#                                     devices back on v6
 # Usage: bench/fleet.sh [DEVICES] [WAVE]   (default 1000 devices, 8 at a time)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -192,9 +198,10 @@ row("7. telemetry (outcome reports of steps 1-6)", f"{len(report_lines)} report 
     f"{statistics.median(len(l[0]) for l in report_lines):.0f} bytes of target each (median), answered "
     f"{statistics.median(int(l[2]) for l in report_lines):.0f} bytes (nginx's 404); none on a no-change poll")
 
-def watch(min_devices):
+def watch(min_devices, *extra):
     r = subprocess.run([pkgctl, "fleet", "watch", www, "app", "--log", log, "--steps", "1,5,25,100", "--interval", "0",
-                        "--max-failure-rate", "5", "--min-devices", str(min_devices)], check=True, stdout=subprocess.PIPE, text=True)
+                        "--max-failure-rate", "5", "--min-devices", str(min_devices), *extra],
+                       check=True, stdout=subprocess.PIPE, text=True)
     return r.stdout.strip()
 
 def ran(version):
@@ -238,4 +245,24 @@ for rounds in range(1, 9):
 versions, _, _ = fleet_run()
 row("9. a good release, watched", f"{rounds} rounds: {'; '.join(steps_seen)}; {halts} halts; "
     f"{sum(v == '6' for v in versions.values())} of {devices} on v6")
+
+origin = manifest.rsplit("/", 1)[0]
+for index, device in enumerate(ids):
+    app = (f"{pkgctl} resolve --root {os.path.join(work, 'stores', device)} app://www.example.com/app/missing-chunk.js "
+           f"--upstream {origin} --fetch > /dev/null; ") if index % 10 < 3 else ""
+    health[device] = app + "true"
+pack(os.path.join(sources, "v3"), "7", "--rollout", "1", "--route", "www.example.com/app")
+rounds, decision = 0, ""
+for rounds in range(1, 9):
+    fleet_run()
+    decision = watch(min_devices, "--max-404-rate", "5")
+    if ": halt: " in decision or ": done: " in decision:
+        break
+for device in ids:
+    health.pop(device, None)
+versions, _, _ = fleet_run()
+release = ran("7") or {"devices": 0, "notFoundDevices": 0, "notFound": 0}
+row("10. a broken link (30 % meet it), watched", f"{100 * release['devices'] / devices:.1f} % of devices ever ran v7 "
+    f"(target at most 2 %); {release['notFoundDevices']} devices reported {release['notFound']} 404s inside the app; "
+    f"decided after {rounds} round(s): `{decision}`; then {sum(v == '6' for v in versions.values())} of {devices} on v6")
 PY

@@ -12,7 +12,8 @@ struct FleetReportCommand: ParsableCommand {
             counts the GET .../report/v1?... requests pkgctl update sends: distinct devices, installs, \
             rollbacks by cause, failures by error code, and the failure rate among the devices that tried \
             the release (installed, rolled back or failed; a later install clears a failure) with its 95 % \
-            interval. \
+            interval, and what the devices' resolvers saw go wrong while serving it: 404s from the origin \
+            inside the app (devices and total, with the share of the devices running it) and origin fallbacks. \
             No LOG, or -, reads stdin. A report line that does not read is counted as unreadable.
             """)
 
@@ -42,6 +43,13 @@ struct FleetReportCommand: ParsableCommand {
             line += "; failure rate \(Self.percent(release.failureRate)) of \(release.triedDevices) that tried it"
                 + " (95 % interval \(Self.percent(rate.lowerBound))"
                 + " to \(Self.percent(rate.upperBound)))"
+            if !release.servingSignals.isEmpty {
+                let found = release.notFoundRateInterval
+                line += "; 404s inside the app: \(release.notFoundTotal) on \(release.notFoundDevices) of "
+                    + "\(release.servingDevices) devices (\(Self.percent(release.notFoundRate)), 95 % interval "
+                    + "\(Self.percent(found.lowerBound)) to \(Self.percent(found.upperBound))), "
+                    + "\(release.originFallbackTotal) origin fallbacks"
+            }
             print(line)
         }
         print("\(tally.reports) reports, \(tally.unreadable) unreadable report lines")
@@ -71,6 +79,11 @@ struct FleetSummary: Encodable {
         var failureRate: Double
         var failureRateLow: Double
         var failureRateHigh: Double
+        var servingDevices: Int
+        var notFound: Int
+        var notFoundDevices: Int
+        var notFoundRate: Double
+        var originFallbacks: Int
     }
     var releases: [Release]
     var reports: Int
@@ -83,7 +96,9 @@ struct FleetSummary: Encodable {
                     outcomes: Dictionary(uniqueKeysWithValues: release.outcomes.map { ($0.key.rawValue, $0.value.count) }),
                     rollbacks: release.rollbackCauses.mapValues(\.count), failures: release.failureCodes.mapValues(\.count),
                     failureRate: release.failureRate, failureRateLow: release.failureRateInterval.lowerBound,
-                    failureRateHigh: release.failureRateInterval.upperBound)
+                    failureRateHigh: release.failureRateInterval.upperBound, servingDevices: release.servingDevices,
+                    notFound: release.notFoundTotal, notFoundDevices: release.notFoundDevices,
+                    notFoundRate: release.notFoundRate, originFallbacks: release.originFallbackTotal)
         }
         reports = tally.reports
         unreadable = tally.unreadable

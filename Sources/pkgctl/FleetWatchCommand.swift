@@ -10,7 +10,9 @@ struct FleetWatchCommand: ParsableCommand {
             does) and decides one thing for the package's newest release: halt (revoke it, re-signed, so \
             devices switch back) when more than --max-failure-rate of its reporting devices rolled it \
             back or failed to install it (with --min-devices of them, or the whole 95 % interval above \
-            the threshold); advance to the next of --steps once --min-devices reported it and --interval \
+            the threshold), or, with --max-404-rate, when more than that share of the devices running it \
+            met a 404 inside the app (a broken link its health check missed; counted by the resolvers and \
+            sent with update's reports); advance to the next of --steps once --min-devices reported it and --interval \
             passed since the step was first seen; otherwise hold. Prints one line: what and why. Holds \
             OUT_DIR's lock, as pack, rollout and revoke do; running it again decides the same.
             """)
@@ -36,6 +38,11 @@ struct FleetWatchCommand: ParsableCommand {
         "Highest percentage of reporting devices that may roll back or fail the release.", valueName: "pct"))
     var maxFailureRate: Double
 
+    @Option(name: .customLong("max-404-rate"), help: ArgumentHelp(
+        "Highest percentage of devices running the release whose app may meet a 404 inside it (default: not watched).",
+        valueName: "pct"))
+    var maxNotFoundRate: Double?
+
     @Option(name: .customLong("min-devices"), help: ArgumentHelp(
         "Devices that must report the release before it advances.", valueName: "n"))
     var minDevices: Int
@@ -57,6 +64,9 @@ struct FleetWatchCommand: ParsableCommand {
                                   + "(got '\(String(interval.prefix(100)))')")
         }
         guard (0...100).contains(maxFailureRate) else { throw ValidationError("--max-failure-rate must be 0 to 100") }
+        if let maxNotFoundRate, !(0...100).contains(maxNotFoundRate) {
+            throw ValidationError("--max-404-rate must be 0 to 100")
+        }
         guard minDevices >= 1 else { throw ValidationError("--min-devices must be at least 1") }
     }
 
@@ -73,7 +83,7 @@ struct FleetWatchCommand: ParsableCommand {
         }
         let watch = RolloutWatch(outputDirectory: out, name: name, steps: parsedSteps ?? [],
                                  interval: DurationText.parse(interval) ?? 0, maxFailureRate: maxFailureRate / 100,
-                                 minDevices: minDevices)
+                                 minDevices: minDevices, maxNotFoundRate: maxNotFoundRate.map { $0 / 100 })
         let verdict = try reportingErrors { try watch.run(tally, dryRun: dryRun, signer: try signing.signer()) }
         print(verdict.line)
     }

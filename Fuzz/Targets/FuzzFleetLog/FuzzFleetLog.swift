@@ -4,7 +4,8 @@ import PkgCore
 /// `FleetTally.add(line:)` over access-log lines, and `OutcomeReport(query:)` over what follows
 /// `/report/v1?` in them. Every line is either skipped, counted as a report or counted as
 /// unreadable, never both; a query that reads gives a report whose own `query` reads back equal,
-/// with every field printable ASCII within the field limit; a tally's rates stay within 0...1.
+/// with every field printable ASCII within the field limit and counts not negative; a tally's
+/// rates (failures, 404s inside the app) stay within 0...1.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzFleetLog(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = FuzzInput(data, size)
@@ -28,6 +29,9 @@ public func fuzzFleetLog(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             fuzzCheck(field.utf8.count <= 128 && field.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7f },
                       "a field outside printable ASCII or its limit: \(field.debugDescription)")
         }
+        for count in [report.notFound, report.originFallbacks].compactMap({ $0 }) {
+            fuzzCheck(count >= 0, "a negative count: \(count)")
+        }
         fuzzCheck(OutcomeReport(query: Substring(report.query)) == report,
                   "\(query.prefix(300).debugDescription) reads as a report whose query \(report.query.debugDescription) reads otherwise")
     }
@@ -39,6 +43,11 @@ public func fuzzFleetLog(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
                   "interval \(interval) for rate \(release.failureRate)")
         fuzzCheck(release.failedDevices <= release.devices.count && release.installs <= release.devices.count,
                   "more devices in an outcome than reported")
+        let notFound = release.notFoundRateInterval
+        fuzzCheck((0...1).contains(release.notFoundRate) && notFound.lowerBound >= 0 && notFound.upperBound <= 1
+                  && notFound.contains(release.notFoundRate), "404 rate \(release.notFoundRate), interval \(notFound)")
+        fuzzCheck(release.notFoundDevices <= release.devices.count && release.servingDevices <= release.devices.count,
+                  "more devices meeting 404s or serving than reported")
     }
     return 0
 }

@@ -29,12 +29,20 @@ public struct FleetTally: Sendable {
         public fileprivate(set) var rollbackCauses: [String: Set<String>] = [:]
         /// Failed devices per error code.
         public fileprivate(set) var failureCodes: [String: Set<String>] = [:]
+        /// Per device that reported serving it: the highest totals it reported (they only grow).
+        public fileprivate(set) var servingSignals: [String: ServingSignals] = [:]
 
         fileprivate mutating func record(_ report: OutcomeReport) {
             devices.insert(report.device)
             outcomes[report.outcome, default: []].insert(report.device)
             if report.outcome == .rolledBack { rollbackCauses[report.cause ?? "unknown", default: []].insert(report.device) }
             if report.outcome == .failed { failureCodes[report.errorCode ?? "unknown", default: []].insert(report.device) }
+            if report.outcome == .serving {
+                var signals = servingSignals[report.device] ?? ServingSignals()
+                signals.notFound = max(signals.notFound, report.notFound ?? 0)
+                signals.originFallbacks = max(signals.originFallbacks, report.originFallbacks ?? 0)
+                servingSignals[report.device] = signals
+            }
         }
 
         /// Devices whose reports say it was installed (first install, upgrade or downgrade).
@@ -61,9 +69,38 @@ public struct FleetTally: Sendable {
 
         /// The 95 % Wilson score interval of ``failureRate``: honest with few devices and near 0 or 1.
         public var failureRateInterval: ClosedRange<Double> {
-            let n = Double(triedDevices)
+            Self.wilsonInterval(failureRate, of: triedDevices)
+        }
+
+        /// Devices that ran it: installed it, or reported serving it.
+        public var servingDevices: Int {
+            installed.union(outcomes[.serving] ?? []).count
+        }
+
+        /// Devices whose resolvers got at least one 404 (or 410) from the origin under its routes.
+        public var notFoundDevices: Int { servingSignals.values.count(where: { $0.notFound > 0 }) }
+
+        /// The origin's 404s under its routes, summed over the devices.
+        public var notFoundTotal: Int { servingSignals.values.reduce(0) { $0 &+ $1.notFound } }
+
+        /// Origin fallbacks under its routes, summed over the devices.
+        public var originFallbackTotal: Int { servingSignals.values.reduce(0) { $0 &+ $1.originFallbacks } }
+
+        /// The share of the devices that ran it whose app met a 404 inside it, 0 to 1 (0 with none).
+        public var notFoundRate: Double {
+            servingDevices == 0 ? 0 : min(1, Double(notFoundDevices) / Double(servingDevices))
+        }
+
+        /// The 95 % Wilson score interval of ``notFoundRate``.
+        public var notFoundRateInterval: ClosedRange<Double> {
+            Self.wilsonInterval(notFoundRate, of: servingDevices)
+        }
+
+        /// The 95 % Wilson score interval of the share `p` of `count` devices.
+        static func wilsonInterval(_ p: Double, of count: Int) -> ClosedRange<Double> {
+            let n = Double(count)
             guard n > 0 else { return 0...1 }
-            let p = failureRate, z = 1.959964
+            let z = 1.959964
             let centre = (p + z * z / (2 * n)) / (1 + z * z / n)
             let margin = z * ((p * (1 - p) / n + z * z / (4 * n * n)).squareRoot()) / (1 + z * z / n)
             // It always holds p; rounding can put an end a hair past it (p = 1: 0.9999999999999999).

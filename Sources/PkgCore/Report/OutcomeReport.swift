@@ -8,12 +8,15 @@
 ///
 /// `p` package, `r` the release the outcome is about, `f` the version active before,
 /// `a` the outcome, `c` why a release was rolled back, `e` the error code of a failure,
-/// `d` the device's ``DevicePseudonym`` for this release, `v` pkgctl's version. Nothing else
-/// about the device is sent (no id, no path, no error text).
+/// `d` the device's ``DevicePseudonym`` for this release, `v` pkgctl's version; for `serving`,
+/// `n` and `o`: the release's ``ServingSignals`` totals on the device (404s inside the app,
+/// origin fallbacks). Nothing else about the device is sent (no id, no path, no URL, no error text).
 public struct OutcomeReport: Sendable, Hashable, Codable {
     /// What happened to the release on the device.
     public enum Outcome: String, Sendable, Hashable, Codable, CaseIterable {
         case installed, upgraded, downgraded, rolledBack, failed, held, revoked, staged
+        /// The release is active and its resolvers saw something go wrong (`n`, `o`).
+        case serving
     }
 
     /// The package.
@@ -29,6 +32,10 @@ public struct OutcomeReport: Sendable, Hashable, Codable {
     public var cause: String?
     /// For `.failed`: the ``PkgError/Code`` name (`checksumMismatch`, ...).
     public var errorCode: String?
+    /// For `.serving`: the origin's 404s under the release's routes on the device since it was activated.
+    public var notFound: Int?
+    /// For `.serving`: origin fallbacks under the release's routes on the device since it was activated.
+    public var originFallbacks: Int?
     /// The device's pseudonym for this release.
     public var device: String
     /// The reporting pkgctl's version.
@@ -36,13 +43,16 @@ public struct OutcomeReport: Sendable, Hashable, Codable {
 
     /// A report of the given fields.
     public init(package: String, release: String, from: String?, outcome: Outcome, cause: String? = nil,
-                errorCode: String? = nil, device: String, client: String) {
+                errorCode: String? = nil, notFound: Int? = nil, originFallbacks: Int? = nil, device: String,
+                client: String) {
         self.package = package
         self.release = release
         self.from = from
         self.outcome = outcome
         self.cause = cause
         self.errorCode = errorCode
+        self.notFound = notFound
+        self.originFallbacks = originFallbacks
         self.device = device
         self.client = client
     }
@@ -79,6 +89,8 @@ public struct OutcomeReport: Sendable, Hashable, Codable {
         fields.append(("a", outcome.rawValue))
         if let cause { fields.append(("c", cause)) }
         if let errorCode { fields.append(("e", errorCode)) }
+        if let notFound { fields.append(("n", String(notFound))) }
+        if let originFallbacks { fields.append(("o", String(originFallbacks))) }
         fields += [("d", device), ("v", client)]
         return fields.map { $0.0 + "=" + Self.encode($0.1) }.joined(separator: "&")
     }
@@ -87,7 +99,8 @@ public struct OutcomeReport: Sendable, Hashable, Codable {
     static let fieldLimit = 128
 
     /// Reads a query written by ``query``; nil when it is not one (a field missing, repeated,
-    /// too long, badly escaped, or an unknown outcome). Unknown fields are ignored, for later versions.
+    /// too long, badly escaped, a count that is not a number, or an unknown outcome). Unknown
+    /// fields are ignored, for later versions.
     public init?(query: Substring) {
         var values: [UInt8: String] = [:]
         for pair in query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
@@ -101,8 +114,18 @@ public struct OutcomeReport: Sendable, Hashable, Codable {
               let outcome = values[UInt8(ascii: "a")].flatMap(Outcome.init(rawValue:)),
               let device = values[UInt8(ascii: "d")], let client = values[UInt8(ascii: "v")],
               !package.isEmpty, !release.isEmpty, !device.isEmpty else { return nil }
+        var counts: [Int?] = []
+        for key in [UInt8(ascii: "n"), UInt8(ascii: "o")] {
+            guard let text = values[key] else {
+                counts.append(nil)
+                continue
+            }
+            guard text.utf8.count <= 18, allASCIIDigits(text.utf8), let count = Int(text) else { return nil }
+            counts.append(count)
+        }
         self.init(package: package, release: release, from: values[UInt8(ascii: "f")], outcome: outcome,
-                  cause: values[UInt8(ascii: "c")], errorCode: values[UInt8(ascii: "e")], device: device, client: client)
+                  cause: values[UInt8(ascii: "c")], errorCode: values[UInt8(ascii: "e")], notFound: counts[0],
+                  originFallbacks: counts[1], device: device, client: client)
     }
 
     /// Percent-encodes everything but RFC 3986's unreserved characters (`+` too: a query may read it as a space).

@@ -1,5 +1,6 @@
-/// What ``Updater`` does with a run's outcomes when ``OutcomeReporting`` is on: turns them into
-/// ``OutcomeReport``s and adds them to the store's ``ReportSpool`` as soon as they are known
+/// What ``Updater`` does with a run's outcomes when ``OutcomeReporting`` is on: turns them, and
+/// the resolvers' ``ServingSignals``, into ``OutcomeReport``s and adds them to the store's
+/// ``ReportSpool`` as soon as they are known
 /// (so a run that fails later, or is killed, still leaves them), then sends everything
 /// waiting, oldest first, within the reporting's time budget. Any HTTP answer counts as delivered (the
 /// origin logged the request); a failure to connect or a timeout leaves the rest for a later run.
@@ -14,6 +15,20 @@ struct OutcomeReporter {
     func spool(_ run: UpdateReport, deviceID: String) {
         let reports = run.reverted.compactMap { OutcomeReport($0, wasReverted: true, deviceID: deviceID, client: reporting.client) }
             + run.packages.compactMap { OutcomeReport($0, wasReverted: false, deviceID: deviceID, client: reporting.client) }
+        try? spool.add(reports)
+    }
+
+    /// Adds a `serving` report for each installed version whose ``ServingSignals`` grew since
+    /// they were last reported: totals, so a lost or repeated report neither loses nor doubles
+    /// a count. Never throws.
+    func spoolSignals(_ store: PackageStore, deviceID: String) {
+        let reports = ServingSignals.all(store.layout).compactMap { name, version, signals -> OutcomeReport? in
+            guard FileSystem.exists(store.layout.recordFile(name, version)) else { return nil }
+            return OutcomeReport(package: name, release: version, from: nil, outcome: .serving,
+                                 notFound: signals.notFound, originFallbacks: signals.originFallbacks,
+                                 device: DevicePseudonym.make(deviceID: deviceID, package: name, release: version),
+                                 client: reporting.client)
+        }
         try? spool.add(reports)
     }
 

@@ -4,8 +4,9 @@ import Glibc
 /// Outcome reports waiting for the origin, in the store (`ROOT/state/reports/`, one file per
 /// report holding its query), so a report made while the origin is unreachable is sent by a
 /// later run. At most ``limit`` wait; past it the oldest are dropped. It also remembers the
-/// last outcome reported per package (`last.json`), so an outcome that stays the same from
-/// run to run (a held or staged release) is reported once. Used under the store's lock.
+/// last outcome reported per package, and the last signals per version (`last.json`), so an
+/// outcome that stays the same from run to run (a held or staged release, signals that did not
+/// grow) is reported once. Used under the store's lock.
 struct ReportSpool {
     let directory: String
 
@@ -26,10 +27,13 @@ struct ReportSpool {
         // Named by a number one past the newest waiting: the order holds whatever the clock does.
         var sequence = (try waiting().last.flatMap { UInt64($0.dropLast(Self.suffix.count)) } ?? 0) + 1
         for report in reports {
-            let key = [report.outcome.rawValue, report.release, report.cause ?? "", report.errorCode ?? ""]
+            let key = [report.outcome.rawValue, report.release, report.cause ?? "", report.errorCode ?? "",
+                       report.notFound.map(String.init) ?? "", report.originFallbacks.map(String.init) ?? ""]
                 .joined(separator: " ")
-            if last[report.package] == key { continue }
-            last[report.package] = key
+            // A version's signals are remembered apart from its package's outcome, which they do not replace.
+            let slot = report.outcome == .serving ? report.package + " " + report.release : report.package
+            if last[slot] == key { continue }
+            last[slot] = key
             let order = String(sequence)
             let name = String(repeating: "0", count: max(0, 20 - order.count)) + order + Self.suffix
             try FileSystem.writeAtomically(Array(report.query.utf8), to: directory + "/" + name)

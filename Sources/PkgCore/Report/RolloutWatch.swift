@@ -6,9 +6,10 @@ import FoundationEssentials
 ///
 /// - **halt**: the release failed (rolled back or failed to install) on more than
 ///   ``maxFailureRate`` of the devices that tried it, at least ``minFailures`` of them, with
-///   ``minDevices`` devices or with the whole 95 % interval above the threshold. It is revoked
-///   (re-signed), so every device running it switches back, and the rollout returns to the
-///   release before it.
+///   ``minDevices`` devices or with the whole 95 % interval above the threshold; or, with
+///   ``maxNotFoundRate``, the same holds for the devices whose app met a 404 inside it (a
+///   broken link its health check did not catch). It is revoked (re-signed), so every device
+///   running it switches back, and the rollout returns to the release before it.
 /// - **advance** to the next of ``steps``: ``minDevices`` tried it, it is under the
 ///   threshold, and ``interval`` has passed since the current step was first seen.
 ///
@@ -33,6 +34,9 @@ public struct RolloutWatch: Sendable {
     public var maxFailureRate: Double
     /// Devices that must try the release before it advances (or is halted on its rate alone).
     public var minDevices: Int
+    /// Highest share (0 to 1) of devices running the release whose app may meet a 404 inside
+    /// it (``FleetTally/Release/notFoundRate``); nil: 404s do not count.
+    public var maxNotFoundRate: Double?
     /// Fewest failed devices that can halt a release.
     public static let minFailures = 3
 
@@ -52,13 +56,14 @@ public struct RolloutWatch: Sendable {
 
     /// A watch of `name` in `outputDirectory`.
     public init(outputDirectory: String, name: String, steps: [Double], interval: TimeInterval,
-                maxFailureRate: Double, minDevices: Int) {
+                maxFailureRate: Double, minDevices: Int, maxNotFoundRate: Double? = nil) {
         self.outputDirectory = outputDirectory
         self.name = name
         self.steps = steps
         self.interval = interval
         self.maxFailureRate = maxFailureRate
         self.minDevices = minDevices
+        self.maxNotFoundRate = maxNotFoundRate
     }
 
     private struct StepSeen: Codable {
@@ -90,11 +95,28 @@ public struct RolloutWatch: Sendable {
         let devices = release?.triedDevices ?? 0, failed = release?.failedDevices ?? 0
         let rate = release?.failureRate ?? 0
         let interval95 = release?.failureRateInterval ?? 0...1
-        let evidence = "\(failed) of \(devices) devices failed (\(Self.percent(rate)), 95 % interval "
+        var evidence = "\(failed) of \(devices) devices failed (\(Self.percent(rate)), 95 % interval "
             + "\(Self.percent(interval95.lowerBound)) to \(Self.percent(interval95.upperBound)))"
-
+        var breach: String?
         if failed >= Self.minFailures, rate > maxFailureRate, devices >= minDevices || interval95.lowerBound > maxFailureRate {
-            var line = "\(label): halt: \(evidence), above \(Self.percent(maxFailureRate))"
+            breach = "\(evidence), above \(Self.percent(maxFailureRate))"
+        }
+        var notFoundAbove = false
+        if let maxNotFoundRate {
+            let serving = release?.servingDevices ?? 0, met = release?.notFoundDevices ?? 0
+            let share = release?.notFoundRate ?? 0, range = release?.notFoundRateInterval ?? 0...1
+            let found = "\(met) of \(serving) devices met a 404 inside the app (\(Self.percent(share)), 95 % interval "
+                + "\(Self.percent(range.lowerBound)) to \(Self.percent(range.upperBound)))"
+            evidence += "; " + found
+            notFoundAbove = share > maxNotFoundRate
+            if breach == nil, met >= Self.minFailures, notFoundAbove,
+               serving >= minDevices || range.lowerBound > maxNotFoundRate {
+                breach = "\(found), above \(Self.percent(maxNotFoundRate))"
+            }
+        }
+
+        if let breach {
+            var line = "\(label): halt: \(breach)"
             if dryRun { return Verdict(decision: .halt, version: entry.version, percent: percent, line: line + " (dry run)") }
             let after = try publisher.revokeHoldingLock(name: name, version: entry.version, signer: signer)
             line += after.version == entry.version ? "; revoked, devices go back to the version they ran before"
@@ -118,14 +140,19 @@ public struct RolloutWatch: Sendable {
                            line: "\(label): hold: above \(Self.percent(maxFailureRate)) with fewer than \(Self.minFailures) "
                                + "failed devices; \(evidence)")
         }
+        guard !notFoundAbove else {
+            return Verdict(decision: .hold, version: entry.version, percent: percent,
+                           line: "\(label): hold: above \(Self.percent(maxNotFoundRate ?? 0)) with fewer than "
+                               + "\(Self.minFailures) devices meeting a 404; \(evidence)")
+        }
         let waited = now.timeIntervalSince1970 - seen.since
         guard waited >= interval else {
             return Verdict(decision: .hold, version: entry.version, percent: percent,
                            line: "\(label): hold: \(Rollout.format(next)) in \(Self.duration(interval - waited)); \(evidence)")
         }
-        var line = "\(label): advance to \(Rollout.format(next)): \(evidence)"
+        let line = "\(label): advance to \(Rollout.format(next)): \(evidence)"
         if dryRun { return Verdict(decision: .advance, version: entry.version, percent: percent, line: line + " (dry run)") }
-        try publisher.setRolloutHoldingLock(name: name, percent: next, force: false, signer: signer)
+        _ = try publisher.setRolloutHoldingLock(name: name, percent: next, force: false, signer: signer)
         try remember(StepSeen(version: entry.version, percent: next, since: now.timeIntervalSince1970))
         return Verdict(decision: .advance, version: entry.version, percent: next, line: line)
     }

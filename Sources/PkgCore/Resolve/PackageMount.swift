@@ -19,10 +19,14 @@ final class PackageMount: @unchecked Sendable {
     let immutableGlobs: [String]
     /// Response headers the publisher declared (``ManifestEntry/headers``).
     let headerRules: [PackageHeader]
+    /// What the resolver saw go wrong under this version's routes; nil for a folder.
+    let signals: ServingSignalCounter?
 
-    init(name: String, version: String, directory: String, packageDirectory: String, spaFallback: String?,
+    init(name: String, version: String, directory: String, layout: StoreLayout, spaFallback: String?,
          immutableGlobs: [String] = [], declaredHeaders: [PackageHeader] = []) throws {
         headerRules = declaredHeaders
+        signals = ServingSignalCounter(name: name, version: version, layout: layout)
+        let packageDirectory = layout.packageDirectory(name)
         self.name = name
         self.version = version
         self.directory = directory
@@ -48,6 +52,7 @@ final class PackageMount: @unchecked Sendable {
         spaFallback = folder.spaFallback
         immutableGlobs = folder.immutable
         headerRules = folder.headers
+        signals = nil
         let fd = open(folder.directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw fileSystemError("open", folder.directory) }
         packageDescriptor = -1

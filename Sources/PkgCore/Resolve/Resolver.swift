@@ -16,6 +16,8 @@ import Glibc
 /// overlay next; else fetch from the origin (`https://HOST/PATH?QUERY` by default),
 /// stream the answer as it arrives, and write html/script/style answers through
 /// to the overlay. Non-GET and `other`-class requests always go to the origin.
+/// What goes wrong under a package's routes (origin fallbacks, the origin's 404s) is
+/// counted per version in the store (``ServingSignals``) for `pkgctl update` to report.
 ///
 /// ```swift
 /// let resolver = try Resolver(store: PackageStore(root: "/var/lib/pkgctl"))
@@ -86,7 +88,10 @@ public final class Resolver: Sendable {
         lastRescan.store(coarseMonotonicNanoseconds(), ordering: .relaxed)
     }
 
-    deinit { upstream.shutdown() }
+    deinit {
+        upstream.shutdown()
+        flushSignals()
+    }
 
     // MARK: Tasks
 
@@ -109,6 +114,7 @@ public final class Resolver: Sendable {
         case .local(let answer, _):
             stream(answer, to: entry)
         case .miss(let miss):
+            miss.match?.route.mount.signals?.countOriginFallback()
             upstream.fetch(upstreamPlan(request, for: miss), for: entry)
         }
     }
@@ -134,8 +140,18 @@ public final class Resolver: Sendable {
     /// Origin fetches under way (including overlay entries being committed).
     public var upstreamTransfersInFlight: Int { upstream.transfersInFlight }
 
-    /// Cancels every origin fetch and ends the upstream thread. Later misses fail.
-    public func shutdown() { upstream.shutdown() }
+    /// Cancels every origin fetch and ends the upstream thread, and writes the signals counted
+    /// so far to the store. Later misses fail.
+    public func shutdown() {
+        upstream.shutdown()
+        flushSignals()
+    }
+
+    /// Adds what the resolver counted under the packages' routes (``ServingSignals``) and has
+    /// not written yet to the store now, rather than within a second.
+    public func flushSignals() {
+        for mount in table.withLock({ $0 }).mounts { mount.signals?.flush() }
+    }
 
     // MARK: Fast path
 
@@ -304,7 +320,8 @@ public final class Resolver: Sendable {
         }
         return UpstreamPlan(url: url, method: request.method, headers: headers, body: request.body,
                             resourceClass: resourceClass, coalescingKey: coalescingKey,
-                            overlayKey: shareable && writesThrough && !hasCredentials ? overlayKey : nil)
+                            overlayKey: shareable && writesThrough && !hasCredentials ? overlayKey : nil,
+                            signals: match?.route.mount.signals)
     }
 
     /// Routes with the current snapshot, rebuilding it when `current` moved or packages changed.

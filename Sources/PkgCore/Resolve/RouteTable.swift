@@ -32,7 +32,7 @@ final class RouteTable: Sendable {
         var mounts: [PackageMount] = []
         for package in try store.activePackages() {
             let mount = try PackageMount(name: package.name, version: package.version, directory: package.directory,
-                                         packageDirectory: store.layout.packageDirectory(package.name),
+                                         layout: store.layout,
                                          spaFallback: package.spaFallback, immutableGlobs: package.immutable,
                                          declaredHeaders: package.headers)
             mounts.append(mount)

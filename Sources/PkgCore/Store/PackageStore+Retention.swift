@@ -51,6 +51,7 @@ extension PackageStore {
                     try discardTree(layout.overlayDirectory(name, version))
                     try FileSystem.syncDirectory(PathName.parent(layout.overlayDirectory(name, version)))
                 }
+                ServingSignals.remove(name: name, version: version, layout: layout)
                 removed.append((name, version))
             }
         }

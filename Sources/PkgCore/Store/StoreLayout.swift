@@ -14,6 +14,7 @@ import FoundationEssentials
 /// ROOT/state/trials/NAME.json         a version activated on trial, until confirmed
 /// ROOT/state/device-id                this device's id for staged rollouts
 /// ROOT/state/reports/                 outcome reports not yet delivered, and `last.json`
+/// ROOT/state/signals/NAME/VERSION.json    what resolvers saw go wrong under a version's routes
 /// ROOT/state/packages/NAME/VERSION.json   record and file index of a version
 /// ROOT/lock                           flock(2) held while the store changes
 /// ```

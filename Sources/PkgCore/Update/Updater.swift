@@ -106,6 +106,7 @@ public struct Updater: Sendable {
         // when this run goes no further.
         reporter?.spool(UpdateReport(manifest: .notModified, packages: [], removed: [], reverted: reverted), deviceID: deviceID)
         guard case .fetched(let opened, let newValidators) = try check.fetch(downloader) else {
+            reporter?.spoolSignals(store, deviceID: deviceID)
             reporter?.deliver(within: transfer.deadline)
             return UpdateReport(manifest: .notModified, packages: [], removed: [], reverted: reverted)
         }
@@ -117,6 +118,7 @@ public struct Updater: Sendable {
             outcomes.append(outcome)
         }
         reporter?.spool(UpdateReport(manifest: .fetched, packages: outcomes, removed: [], reverted: []), deviceID: deviceID)
+        reporter?.spoolSignals(store, deviceID: deviceID)
         let removed = try store.collectGarbage(keep: keep).map { "\($0.name) \($0.version)" }
         let report = UpdateReport(manifest: .fetched, packages: outcomes, removed: removed, reverted: reverted)
         if report.succeeded {

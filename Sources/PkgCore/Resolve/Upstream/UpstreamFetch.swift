@@ -99,6 +99,7 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
         let targets = subscribers
         lock.unlock()
         owner.forget(self)
+        if status == 404 || status == 410 { plan.signals?.countNotFound(targets.count) }
         var anyLive = false
         for entry in targets where entry.deliver(response) { anyLive = true }
         if !anyLive { pruneDead() }

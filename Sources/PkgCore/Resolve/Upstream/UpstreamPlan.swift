@@ -9,4 +9,6 @@ struct UpstreamPlan: Sendable {
     var coalescingKey: String?
     /// The overlay entry a complete, cacheable answer is written to; nil = never written through.
     var overlayKey: String?
+    /// The counters of the package version whose route the request is under; nil = none.
+    var signals: ServingSignalCounter?
 }
