@@ -35,7 +35,8 @@ struct DeltaInstall {
     /// delta does not pay (nothing installed to reuse, or the missing objects
     /// weigh on the wire as much as the zip) or the origin does not have the index or an
     /// object (404, 410); then the caller installs the zip. A hostile index, or
-    /// an index or object whose bytes do not match their hash, is an error.
+    /// an index or object whose bytes do not match their hash, is an error (the
+    /// caller tries the zip after a `checksumMismatch` or `sizeMismatch`).
     func install(_ entry: ManifestEntry, reference: IndexReference, replacing: Bool,
                  progress: @escaping @Sendable (UInt64, UInt64) -> Void) throws -> VersionRecord? {
         do {

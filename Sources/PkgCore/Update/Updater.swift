@@ -267,7 +267,8 @@ public struct Updater: Sendable {
     /// Downloads, verifies and installs one version (not yet active), the cheapest
     /// way that works: the tree delta from the active version (one request), else
     /// file by file when the origin publishes an index and that costs fewer bytes
-    /// than the zip, else the zip. An installed, inactive directory of the same
+    /// than the zip, else the zip; a step that is missing on the origin or whose bytes
+    /// fail their digest gives way to the next. An installed, inactive directory of the same
     /// version (re-published) is replaced only once the new one is whole.
     private func download(_ entry: ManifestEntry, downloader: Downloader,
                           progress: @escaping @Sendable (UpdateEvent) -> Void) throws {
@@ -283,10 +284,16 @@ public struct Updater: Sendable {
         }
         if let reference = entry.index {
             let delta = DeltaInstall(store: store, downloader: downloader, manifestURL: manifestURL, limits: limits)
-            let installed = try delta.install(entry, reference: reference, replacing: true) { received, total in
-                progress(.downloading(name: entry.name, version: entry.version, received: received, total: total))
+            do {
+                let installed = try delta.install(entry, reference: reference, replacing: true) { received, total in
+                    progress(.downloading(name: entry.name, version: entry.version, received: received, total: total))
+                }
+                if installed != nil { return }
+            } catch let error as PkgError where error.code == .checksumMismatch || error.code == .sizeMismatch {
+                // The index or an object is not what the manifest names (a corrupt copy on a CDN
+                // edge, say): the zip, checked against its own digest, may still be whole.
+                progress(.fellBack(name: entry.name, version: entry.version, reason: error.message + "; installing from the zip"))
             }
-            if installed != nil { return }
         }
         let url = try entry.resolvedURL(relativeTo: manifestURL)
         try store.ensureRoom(forBytes: entry.size, purpose: "\(entry.name) \(entry.version): downloading \(url)")

@@ -147,7 +147,7 @@ import Testing
         #expect(try store.verify("app").allSatisfy(\.isIntact))
     }
 
-    @Test func aMissingObjectFallsBackToTheZipAndACorruptOneFails() throws {
+    @Test func aMissingOrCorruptObjectFallsBackToTheZip() throws {
         _ = try publish(1)
         let origin = try NginxOrigin(root: originRoot, accessLog: true)
         defer { origin.stop() }
@@ -162,14 +162,32 @@ import Testing
         #expect(requests(origin, after: before).contains("/" + v2.url), "404 for an object: the zip instead")
         #expect(store.activeVersion(of: "app") == "2.0")
 
-        _ = try publish(3)
-        let v3object = try changedObject(try #require(try PublishedManifest.read(originRoot + "/manifest.json")).manifest.packages[0])
+        let v3 = try publish(3)
+        let v3object = try changedObject(v3)
         try FileSystem.writeAtomically(saved, to: v3object)  // other bytes under this name
-        let report = try updater(origin).run()
-        #expect(report.packages.first?.action == .failed)
-        #expect(report.packages.first?.error?.contains("SHA-256") == true || report.packages.first?.error?.contains("sha256") == true,
-                "\(report.packages.first?.error ?? "")")
-        #expect(store.activeVersion(of: "app") == "2.0")
+        let events = EventLog()
+        let beforeCorrupt = origin.settledAccessLog().count
+        let report = try updater(origin).run(progress: events.record)
+        #expect(report.succeeded, "\(report.packages.first?.error ?? "")")
+        #expect(store.activeVersion(of: "app") == "3.0")
+        let fetched = requests(origin, after: beforeCorrupt)
+        #expect(fetched.contains("/" + PublishedFileIndex.objectPath((v3object as NSString).lastPathComponent)), "\(fetched)")
+        #expect(fetched.contains("/" + v3.url), "the object's digest failed: the zip instead \(fetched)")
+        #expect(events.fallbacks.count == 1 && events.fallbacks[0].contains("SHA-256")
+                && events.fallbacks[0].hasSuffix("; installing from the zip"), "\(events.fallbacks)")
+        #expect(try store.verify("app").allSatisfy(\.isIntact))
+        #expect(try FileSystem.contents(of: store.layout.objects).isEmpty, "no wrong bytes kept")
+
+        // Both the object and the zip wrong: the package fails, the active version serves on.
+        _ = try publish(4)
+        let v4 = try #require(try PublishedManifest.read(originRoot + "/manifest.json")).manifest.packages[0]
+        try FileSystem.writeAtomically(saved, to: try changedObject(v4))
+        var zip = try #require(try FileSystem.read(originRoot + "/" + v4.url))
+        zip[zip.count / 2] ^= 0xff
+        try FileSystem.writeAtomically(zip, to: originRoot + "/" + v4.url)
+        let failed = try updater(origin).run()
+        #expect(failed.packages.first?.action == .failed)
+        #expect(store.activeVersion(of: "app") == "3.0")
         #expect(try store.verify("app").allSatisfy(\.isIntact))
     }
 
@@ -184,11 +202,13 @@ import Testing
         let changed = Set(index.files.map(\.sha256)).subtracting(
             try store.record(of: "app", version: "1.0")?.index.files.values.map(\.sha256) ?? [])
         #expect(changed.count == 4)
-        // The last object (in the order they are fetched) is corrupt on the origin: the run fails there.
+        // The last object (in the order they are fetched) is corrupt on the origin, and the zip
+        // it would fall back to is gone: the run fails there.
         let last = try #require(changed.sorted().last)
         let lastPath = originRoot + "/" + PublishedFileIndex.objectPath(last)
         let good = try #require(try FileSystem.read(lastPath))
         try FileSystem.writeAtomically(Array(repeating: 0, count: good.count), to: lastPath)
+        try FileManager.default.removeItem(atPath: originRoot + "/" + v2.url)
         #expect(try updater(origin).run().packages.first?.action == .failed)
         #expect(try FileSystem.contents(of: store.layout.objects).count == 3, "verified objects wait for the next run")
 
@@ -221,7 +241,7 @@ import Testing
         #expect(try FileSystem.contents(of: store.layout.objects).isEmpty)
     }
 
-    @Test func anIndexWhoseBytesDoNotMatchItsHashIsRefused() throws {
+    @Test func anIndexWhoseBytesDoNotMatchItsHashIsRefusedForTheZip() throws {
         _ = try publish(1)
         let origin = try NginxOrigin(root: originRoot, accessLog: true)
         defer { origin.stop() }
@@ -233,15 +253,17 @@ import Testing
         bytes[bytes.count / 2] ^= 0x01
         try FileSystem.writeAtomically(bytes, to: indexPath)
         let before = origin.settledAccessLog().count
-        let report = try updater(origin).run()
-        #expect(report.packages.first?.action == .failed)
+        let events = EventLog()
+        let report = try updater(origin).run(progress: events.record)
+        #expect(report.succeeded, "\(report.packages.first?.error ?? "")")
         // Refused for its digest, naming the index and the digest the manifest signed.
-        let error = report.packages.first?.error ?? ""
-        #expect(error.contains(reference.url) && error.contains(reference.sha256), "\(error)")
+        let reason = events.fallbacks.first ?? ""
+        #expect(reason.contains(reference.url) && reason.contains(reference.sha256), "\(reason)")
         let fetched = requests(origin, after: before)
         #expect(!fetched.contains { $0.hasPrefix("/objects/") }, "nothing it lists was fetched: \(fetched)")
-        #expect(!fetched.contains("/" + v2.url), "not a reason to fall back to the zip: \(fetched)")
-        #expect(store.activeVersion(of: "app") == "1.0")
+        #expect(fetched.contains("/" + v2.url), "the zip instead: \(fetched)")
+        #expect(store.activeVersion(of: "app") == "2.0")
+        #expect(try store.verify("app").allSatisfy(\.isIntact))
     }
 
     @Test(arguments: [
@@ -278,3 +300,15 @@ import Testing
 }
 
 private let hex = String(repeating: "a", count: 64)
+
+/// The fall-backs an update run announced (``UpdateEvent/fellBack``), in order.
+final class EventLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var reasons: [String] = []
+
+    var fallbacks: [String] { lock.withLock { reasons } }
+
+    func record(_ event: UpdateEvent) {
+        if case .fellBack(_, _, let reason) = event { lock.withLock { reasons.append(reason) } }
+    }
+}
