@@ -52,6 +52,30 @@ import Testing
         #expect(try local("app://shop.example.com/app/index.html", accept: Self.navigation)?.response.header("Vary") == nil)
     }
 
+    /// A precompressed fallback document (`pack --precompress --spa-fallback index.html`) varies
+    /// by both: `Accept` chose the document, `Accept-Encoding` its coding.
+    @Test func aPrecompressedFallbackVariesByAcceptAndAcceptEncoding() throws {
+        let page = Array(("<!doctype html>" + String(repeating: "<p>shop</p>", count: 200)).utf8)
+        try sandbox.install("pwa", "1.0.0", routes: ["pwa.example.com/app"], files: [
+            "index.html": page, "index.html.br": Array(repeating: 0x1b, count: 40),
+        ], spaFallback: "index.html")
+        try resolver.reload()
+        func answer(_ path: String, encoding: String?) throws -> LocalAnswer {
+            try #require(try resolver.answerLocally(ResourceRequest(
+                url: "app://pwa.example.com" + path,
+                headers: [("Accept", Self.navigation)] + (encoding.map { [("Accept-Encoding", $0)] } ?? []))))
+        }
+        let deepLink = try answer("/app/orders/42", encoding: "gzip, deflate, br")
+        #expect(deepLink.response.header("Content-Encoding") == "br")
+        #expect(deepLink.response.header("Content-Length") == "40")
+        #expect(deepLink.response.header("Vary") == "Accept, Accept-Encoding")
+        let plain = try answer("/app/orders/42", encoding: nil)
+        #expect(plain.response.header("Content-Encoding") == nil && plain.response.header("Vary") == "Accept, Accept-Encoding",
+                "the identity answer varies the same way, or a cache would hand it to a br client")
+        #expect(try answer("/app/index.html", encoding: "br").response.header("Vary") == "Accept-Encoding",
+                "the document asked for by name was not chosen by Accept")
+    }
+
     @Test func onlyNavigationsFallBack() throws {
         // A script, a stylesheet or a fetch of JSON that is missing is a miss (origin or 404), not the document.
         #expect(try local("app://shop.example.com/app/js/missing.js", accept: "*/*") == nil)

@@ -138,6 +138,33 @@ struct BrowserTests {
         #expect(previewDOM.contains("<div id=\"wire\">identity "), "\(previewDOM)")
     }
 
+    /// A page with relative asset URLs opened by its folder's name without the slash (`/app`):
+    /// served there, `js/boot.js` would resolve to `/js/boot.js`, outside the package, and the
+    /// page would stay blank; the 301 to `/app/` makes it boot, as nginx's does.
+    @Test func aFolderOpenedWithoutItsSlashRendersWithItsRelativeAssets() throws {
+        let site = temp.path + "/relative"
+        try FileManager.default.createDirectory(atPath: site + "/js", withIntermediateDirectories: true)
+        try Data("document.getElementById('app').textContent = 'booted at ' + location.pathname + location.search;\n".utf8)
+            .write(to: URL(fileURLWithPath: site + "/js/boot.js"))
+        try Data("""
+            <!doctype html><meta charset=utf-8><title>relative</title>
+            <div id=app>blank</div><script src="js/boot.js"></script>
+            """.utf8).write(to: URL(fileURLWithPath: site + "/index.html"))
+        let origin = temp.path + "/relative-origin", store = temp.path + "/relative-store"
+        let packed = try PkgctlProcess.run(["pack", site, "--name", "relative", "--version", "1.0.0", "--out", origin,
+                                            "--route", "www.example.com/app"])
+        #expect(packed.status == 0, "\(packed.stderr)")
+        let updated = try PkgctlProcess.run(["update", "--root", store, "--manifest", "file://" + origin + "/manifest.json"])
+        #expect(updated.status == 0, "\(updated.stderr)")
+        let (server, out, _) = try PkgctlProcess.start(["serve", "--root", store, "--port", "0", "--offline"])
+        defer { ProcessLaunch.stop(server) }
+        let banner = try PkgctlProcess.firstLine(of: out, timeout: 20)
+        let url = try #require(banner.split(separator: " ").first { $0.hasPrefix("http://") }).description
+        #expect(url.hasSuffix("/app/"), "\(banner)")
+        let dom = try dumpDOM(String(url.dropLast()) + "?tab=2")
+        #expect(dom.contains("booted at /app/?tab=2"), "the page did not boot under /app/: \(dom)")
+    }
+
     /// `pack --header` declares COOP and COEP for the app's files; `pkgctl serve` sends them
     /// on the package's answers only, and Chromium grants the page `crossOriginIsolated`
     /// (SharedArrayBuffer): without the headers it does not.

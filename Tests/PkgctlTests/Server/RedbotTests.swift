@@ -36,8 +36,8 @@ struct RedbotTests {
     }
 
     /// The same for a build folder served as it is (`serve --source`): a page with a declared
-    /// header, a hashed (immutable) chunk, a folder's redirect. (REDbot sends no `Accept:
-    /// text/html`, so the SPA fallback is checked with Chromium's requests in BrowserTests.)
+    /// header, a hashed (immutable) chunk, a folder's redirect, and a deep link answered with
+    /// the SPA fallback (`Vary: Accept`; REDbot asks with a browser's navigation `Accept`).
     @Test func redbotFindsNothingToWarnAboutABuildFolder() throws {
         let temp = try TemporaryDirectory()
         let site = try temp.makeDirectory("site")
@@ -55,11 +55,14 @@ struct RedbotTests {
             port: 0, defaultHost: "www.example.com", offline: true))
         let port = try #require(try server.start().port)
         defer { try? server.shutdown() }
-        for (path, status) in ["app/": 200, "app/assets/index-BDoW_Vkf.js": 200, "app/docs": 301] {
-            let report = try Redbot.notes(for: "http://127.0.0.1:\(port)/\(path)")
+        let navigation = [("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")]
+        for (path, status) in ["app/": 200, "app/assets/index-BDoW_Vkf.js": 200, "app/docs": 301, "app/settings/profile": 200] {
+            let report = try Redbot.notes(for: "http://127.0.0.1:\(port)/\(path)", headers: navigation)
             #expect(report.status == status, "\(path)")
             let complaints = report.notes.filter { $0.level == "WARN" || $0.level == "BAD" }
             #expect(complaints.isEmpty, "\(path): \(complaints.map { "\($0.level) \($0.note_id): \($0.summary)" })")
         }
+        // Without the navigation's Accept the deep link is no navigation: a miss, 404 offline.
+        #expect(try Redbot.notes(for: "http://127.0.0.1:\(port)/app/settings/profile").status == 404)
     }
 }
