@@ -178,6 +178,45 @@ import Testing
         try expectInstalledEqualsSource(2)
     }
 
+    /// A device outside a live rollout is given the rollout's previous release, and installs
+    /// it by that release's own delta, not by its zip.
+    @Test func aDeviceOutsideALiveRolloutTakesThePreviousReleasesDelta() throws {
+        let origin = try originWithVersion1Installed()
+        defer { origin.stop() }
+        let v2 = try publish(2)
+        let v3 = try publish(3, rollout: 10)
+        let rollout = try #require(v3.rollout)
+        #expect(rollout.previous?.version == "2.0" && rollout.previous?.deltas == v2.deltas)
+        let outside = try #require((0..<200).map { "device-\($0)" }.first { !rollout.includes(deviceID: $0) })
+        let before = origin.settledAccessLog().count
+        #expect(try updater(origin, deviceID: outside).run().packages.map(\.action) == [.upgraded])
+        #expect(store.activeVersion(of: "app") == "2.0")
+        #expect(requests(origin, after: before).map(\.path) == ["/manifest.json", "/" + (v2.deltas.first?.url ?? "?")])
+        try expectInstalledEqualsSource(2)
+    }
+
+    /// An installed base file that no longer matches its record (changed on disk behind the
+    /// store's back) is never used as a delta base: the delta is refused and objects install
+    /// the version, byte for byte.
+    @Test func aBaseFileThatDiffersFromItsRecordIsNotUsed() throws {
+        let origin = try originWithVersion1Installed()
+        defer { origin.stop() }
+        let v2 = try publish(2)
+        let base = store.layout.versionDirectory("app", "1.0") + "/index.html"
+        chmod(base, 0o644)
+        try FileSystem.writeAtomically(Array("<!doctype html>tampered".utf8), to: base)
+        let fallbacks = Fallbacks()
+        let before = origin.settledAccessLog().count
+        #expect(try updater(origin).run(progress: fallbacks.record).succeeded)
+        #expect(fallbacks.all.count == 1 && fallbacks.all[0].contains("installed file \(base) differs from its record"),
+                "\(fallbacks.all)")
+        let fetched = requests(origin, after: before).map(\.path)
+        #expect(fetched.contains("/" + (v2.deltas.first?.url ?? "?")) && fetched.contains("/" + (v2.index?.url ?? "?")),
+                "the delta, refused, then the index and objects: \(fetched)")
+        #expect(FileManager.default.contentsEqual(atPath: try makeVersion(2) + "/index.html",
+                                                  andPath: store.layout.versionDirectory("app", "2.0") + "/index.html"))
+    }
+
     @Test func aSignedManifestCoversTheDeltas() throws {
         let key = try SigningKey.generate(in: temp.path)
         let signer = ManifestSigner(keys: [key])
