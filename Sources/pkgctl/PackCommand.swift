@@ -52,6 +52,9 @@ struct PackCommand: ParsableCommand {
         valueName: "n"))
     var deltaFrom: Int = 3
 
+    @Flag(help: "Mark the release critical: devices activate it at once, whatever their --activate-window.")
+    var critical = false
+
     @OptionGroup var signing: SigningOptions
 
     func validate() throws {
@@ -68,7 +71,7 @@ struct PackCommand: ParsableCommand {
                                                         rolloutPercent: rollout, force: force, precompress: precompress,
                                                         spaFallback: spaFallback, immutable: immutable,
                                                         headers: header.compactMap(PackageHeader.init(argument:)),
-                                                        deltaFrom: deltaFrom,
+                                                        deltaFrom: deltaFrom, critical: critical,
                                                         signer: try signing.signer())
         }
         print("\(out)/\(entry.url)  \(entry.size) bytes  sha256 \(entry.sha256)")

@@ -4,11 +4,14 @@ import PkgCore
 struct RolloutCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "rollout",
-        abstract: "Change the share of devices that install a package's newest version.",
+        abstract: "Change the share of devices that install a package's newest version, or pin named devices to it.",
         discussion: """
             Devices are chosen by a hash of their id and a salt new with each release; raising the \
             percentage only adds devices. 100 publishes to every device. Lowering needs --force, and \
-            devices that installed the version keep it.
+            devices that installed the version keep it. --devices FILE (one device id a line, as \
+            pkgctl update --print-device-id prints it; # starts a comment) pins those devices to the \
+            release whatever the percentage; the manifest holds salted hashes of the ids, not the ids. \
+            An empty file removes the pins.
             """)
 
     @Argument(help: ArgumentHelp("Directory holding manifest.json.", valueName: "out-dir"))
@@ -17,8 +20,11 @@ struct RolloutCommand: ParsableCommand {
     @Argument(help: "Package name.")
     var name: String
 
-    @Argument(help: ArgumentHelp("Share of devices, 0 to 100.", valueName: "percent"))
-    var percent: Double
+    @Argument(help: ArgumentHelp("Share of devices, 0 to 100 (default with --devices: unchanged).", valueName: "percent"))
+    var percent: Double?
+
+    @Option(help: ArgumentHelp("File of device ids to pin to the release, one a line.", valueName: "file"))
+    var devices: String?
 
     @Flag(help: "Allow lowering the percentage.")
     var force = false
@@ -26,17 +32,20 @@ struct RolloutCommand: ParsableCommand {
     @OptionGroup var signing: SigningOptions
 
     func validate() throws {
-        guard (0...100).contains(percent) else {
+        guard percent != nil || devices != nil else { throw ValidationError("give a percent, --devices FILE, or both") }
+        if let percent, !(0...100).contains(percent) {
             throw ValidationError("percent must be 0 to 100 (got \(DecimalText.tenths(percent, droppingZeroTenth: true)))")
         }
     }
 
     func run() throws {
+        let pinned = try devices.map { file in try reportingErrors { try DeviceList.read(file) } }
         let entry = try reportingErrors {
-            try Publisher(outputDirectory: out).setRollout(name: name, percent: percent, force: force,
+            try Publisher(outputDirectory: out).setRollout(name: name, percent: percent, devices: pinned, force: force,
                                                            signer: try signing.signer())
         }
-        let share = entry.rollout.map { $0.share + " of devices" } ?? "every device"
+        var share = entry.rollout.map { $0.share + " of devices" } ?? "every device"
+        if let count = entry.rollout?.devices?.count { share += ", and \(count) pinned device\(count == 1 ? "" : "s")" }
         print("\(name) \(entry.version): \(share)")
     }
 }

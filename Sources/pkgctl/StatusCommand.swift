@@ -8,7 +8,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
-    @Flag(help: ArgumentHelp("Print {\"packages\":[{\"name\",\"version\",\"path\",\"retained\",\"routes\",\"held\",\"trial\"}],"
+    @Flag(help: ArgumentHelp("Print {\"packages\":[{\"name\",\"version\",\"path\",\"retained\",\"routes\",\"held\",\"trial\",\"pending\"}],"
           + "\"manifest\":{\"sequence\",\"expires\",\"expired\"}} on stdout."))
     var json = false
 
@@ -21,6 +21,8 @@ struct StatusCommand: AsyncParsableCommand {
             var routes: [String]
             var held: [String]
             var trial: String?
+            /// A version installed and waiting for an activation window.
+            var pending: String?
         }
         /// The newest signed manifest accepted; absent when none was.
         struct Manifest: Encodable {
@@ -41,7 +43,7 @@ struct StatusCommand: AsyncParsableCommand {
             return Listing(packages: try store.activePackages().map {
                 .init(name: $0.name, version: $0.version, path: $0.directory, retained: $0.retainedVersions,
                       routes: $0.routes, held: try store.heldVersions(of: $0.name),
-                      trial: try store.trial(of: $0.name)?.version)
+                      trial: try store.trial(of: $0.name)?.version, pending: try store.pendingVersion(of: $0.name))
             }, manifest: manifest)
         }
         if json {
@@ -53,6 +55,7 @@ struct StatusCommand: AsyncParsableCommand {
             print("\(package.name) \(package.version)\(package.trial == nil ? "" : " (on trial)")  \(package.path)")
             print("  retained: \(package.retained.joined(separator: ", "))")
             if !package.held.isEmpty { print("  held: \(package.held.joined(separator: ", "))") }
+            if let pending = package.pending { print("  pending: \(pending) (installed; activates inside an activation window)") }
         }
         if let manifest = listing.manifest {
             print("signed manifest: sequence \(manifest.sequence), "

@@ -104,6 +104,16 @@ struct UpdateCommand: AsyncParsableCommand {
         "Where outcome reports go (default: report/v1 beside the manifest).", valueName: "url"))
     var reportURL: String?
 
+    @Option(name: .customLong("activate-window"), help: ArgumentHelp(
+        "Local time HH:MM-HH:MM in which a new version may become active (repeatable; may cross midnight). Outside "
+            + "every window a new version is installed and waits (pending); a critical release activates at once.",
+        valueName: "window"))
+    var activateWindows: [String] = []
+
+    @Flag(name: .customLong("print-device-id"), help: ArgumentHelp(
+        "Print this device's id (the one staged rollouts and `pkgctl rollout --devices` use) and exit."))
+    var printDeviceID = false
+
     /// The settings this command line gives, above the environment and the config file.
     private var flags: FlagSettings {
         var flags = FlagSettings()
@@ -131,6 +141,7 @@ struct UpdateCommand: AsyncParsableCommand {
         flags.set("update.quiet", quiet)
         flags.set("update.report", off: noReport)
         flags.set("update.report-url", reportURL)
+        flags.set("update.activate-window", activateWindows)
         return flags
     }
 
@@ -138,6 +149,17 @@ struct UpdateCommand: AsyncParsableCommand {
         let layers = try await store.layers(flags: flags, json: json)
         // A service may ask for JSON in its config file; a refusal of the settings is then JSON too.
         let json = self.json || ((try? layers.boolean("update.json")) ?? nil) == true
+        if printDeviceID {
+            let id = try reportingErrors(json: json) {
+                if let given = try layers.string("update.device-id") { return given }
+                let packageStore = try store.packageStore(layers)
+                if FileManager.default.fileExists(atPath: packageStore.layout.deviceID) { return try packageStore.deviceID() }
+                // Made under the store's lock, so a concurrent update cannot make another.
+                return try packageStore.locked(wait: true, onWait: { _ in }) { try packageStore.deviceID() }
+            }
+            print(id)
+            return
+        }
         let (packageStore, settings, trust) = try reportingErrors(json: json) {
             let settings = try UpdateSettings(layers)
             let trust = TrustPolicy(trustedKeys: try settings.trustedKeys.map(TrustedKey.init(file:)),
@@ -159,7 +181,8 @@ struct UpdateCommand: AsyncParsableCommand {
             deviceID: settings.deviceID, jitter: settings.jitter, maxManifestSize: settings.maxManifestSize,
             timeLimit: settings.deadline,
             reporting: settings.report ? OutcomeReporting(url: settings.reportURL, client: Pkgctl.configuration.version)
-                                       : nil)
+                                       : nil,
+            activationWindows: settings.activateWindows)
         let quiet = settings.quiet
         let bar = (quiet || json || !Output.stderrIsTerminal) ? nil : ProgressBar()
         let report = try reportingErrors(json: json) {
@@ -200,6 +223,9 @@ struct UpdateCommand: AsyncParsableCommand {
                       + "(pkgctl unhold \(outcome.name) allows it)")
             case .staged:
                 print("\(outcome.name): \(outcome.to) is rolling out; this device is not included yet")
+            case .pending:
+                print("\(outcome.name): \(outcome.to) is installed and waits for an activation window; "
+                      + "\(outcome.from ?? "no version") stays active")
             case .withdrawn:
                 print("\(outcome.name): \(outcome.to) is revoked; nothing installed")
             case .revoked:

@@ -31,6 +31,9 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
     public var immutable: [String] = []
     /// Response headers the publisher declares for some of the package's files.
     public var headers: [PackageHeader] = []
+    /// A release that becomes active at once, whatever the device's activation windows
+    /// (a security fix); written only when true.
+    public var critical = false
 
     /// An entry; call ``validate(source:)`` before trusting it.
     public init(name: String, version: String, url: String, sha256: String, size: UInt64, routes: [String] = [],
@@ -47,6 +50,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case name, version, url, sha256, size, routes, rollout, revoked, index, spaFallback, deltas, immutable, headers
+        case critical
     }
 
     /// Decodes an entry; `routes`, `rollout` and `revoked` may be absent and `size` must not be negative.
@@ -71,6 +75,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         deltas = try container.decodeIfPresent([DeltaReference].self, forKey: .deltas) ?? []
         immutable = try container.decodeIfPresent([String].self, forKey: .immutable) ?? []
         headers = try container.decodeIfPresent([PackageHeader].self, forKey: .headers) ?? []
+        critical = try container.decodeIfPresent(Bool.self, forKey: .critical) ?? false
     }
 
     /// Encodes the entry, leaving out an absent rollout and an empty revocation list.
@@ -89,6 +94,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         if !deltas.isEmpty { try container.encode(deltas, forKey: .deltas) }
         if !immutable.isEmpty { try container.encode(immutable, forKey: .immutable) }
         if !headers.isEmpty { try container.encode(headers, forKey: .headers) }
+        if critical { try container.encode(critical, forKey: .critical) }
     }
 
     /// Checks that name and version are safe directory names and the hash is SHA-256 hex.

@@ -34,12 +34,13 @@ public struct Publisher: Sendable {
     /// from the `deltaFrom` newest earlier versions published here are written too
     /// (``publishDeltas(to:name:version:from:)``). `immutable` globs name files served as
     /// never changing (``ManifestEntry/immutable``), `headers` response headers for some files
-    /// (``ManifestEntry/headers``); a glob of either that matches no file is refused.
+    /// (``ManifestEntry/headers``); a glob of either that matches no file is refused. A `critical`
+    /// release activates at once on devices that keep activation windows (``ManifestEntry/critical``).
     @discardableResult
     public func publish(source: String, name: String, version: String, routes: [String] = [],
                         rolloutPercent: Double? = nil, force: Bool = false, precompress: Bool = false,
                         spaFallback: String? = nil, immutable: [String] = [], headers: [PackageHeader] = [],
-                        deltaFrom: Int = 3,
+                        deltaFrom: Int = 3, critical: Bool = false,
                         signer: ManifestSigner? = nil) throws -> ManifestEntry {
         try FileSystem.makeDirectories(outputDirectory)
         let lock = try lockOutput()
@@ -93,6 +94,7 @@ public struct Publisher: Sendable {
             entry.spaFallback = spaFallback
             entry.immutable = immutable
             entry.headers = headers
+            entry.critical = critical
             let compressedSizes = try ZipArchive(path: zipPath, label: "\(name) \(version)").compressedSizes()
             let (index, reference) = try publishFiles(files, compressedSizes: compressedSizes, name: name, version: version)
             entry.index = reference
@@ -102,7 +104,8 @@ public struct Publisher: Sendable {
                 let before = previous.flatMap { sameVersion ? $0.rollout?.previous : Release($0) }
                     .flatMap { entry.revoked.contains($0.version) ? nil : $0 }
                 let salt = (sameVersion ? previous?.rollout?.salt : nil) ?? Rollout.makeSalt()
-                entry.rollout = Rollout(percent: rolloutPercent, salt: salt, previous: before)
+                entry.rollout = Rollout(percent: rolloutPercent, salt: salt, previous: before,
+                                        devices: sameVersion ? previous?.rollout?.devices : nil)
             }
             try replace(entry, in: &manifest, signer: signer)
             return entry
@@ -114,36 +117,54 @@ public struct Publisher: Sendable {
         }
     }
 
-    /// Changes the rollout percentage of `name`'s newest version; at 100 every
-    /// device installs it. A lower percentage is refused unless `force`: devices
-    /// that already installed the version keep it either way.
+    /// Changes the rollout percentage of `name`'s newest version (nil: keeps it); at 100
+    /// every device installs it. A lower percentage is refused unless `force`: devices that
+    /// already installed the version keep it either way. `devices` (nil: kept; empty: none)
+    /// pins device ids to the release whatever the percentage (``Rollout/devices``, salted
+    /// hashes); pins need a release still rolling out.
     @discardableResult
-    public func setRollout(name: String, percent: Double, force: Bool = false,
+    public func setRollout(name: String, percent: Double?, devices: [String]? = nil, force: Bool = false,
                            signer: ManifestSigner? = nil) throws -> ManifestEntry {
         let lock = try lockOutput()
         defer { withExtendedLifetime(lock) {} }
-        return try setRolloutHoldingLock(name: name, percent: percent, force: force, signer: signer)
+        return try setRolloutHoldingLock(name: name, percent: percent, devices: devices, force: force, signer: signer)
     }
 
-    /// ``setRollout(name:percent:force:signer:)`` for a caller that holds ``lockPath``.
-    func setRolloutHoldingLock(name: String, percent: Double, force: Bool, signer: ManifestSigner?) throws -> ManifestEntry {
-        guard (0...100).contains(percent) else { throw PkgError(.invalidArgument, "percent must be 0 to 100 (got \(percent))") }
+    /// ``setRollout(name:percent:devices:force:signer:)`` for a caller that holds ``lockPath``.
+    func setRolloutHoldingLock(name: String, percent: Double?, devices: [String]? = nil, force: Bool,
+                               signer: ManifestSigner?) throws -> ManifestEntry {
+        if let percent, !(0...100).contains(percent) {
+            throw PkgError(.invalidArgument, "percent must be 0 to 100 (got \(percent))")
+        }
         var manifest = try readManifest(signer: signer)
         var entry = try package(name, in: manifest)
         if entry.revoked.contains(entry.version) {
             throw PkgError(.invalidArgument, "\(name) \(entry.version) is revoked; publish another version")
         }
         let current = entry.rollout?.percent ?? 100
+        let percent = percent ?? current
         if percent < current, !force {
             throw PkgError(.invalidArgument, "\(name) \(entry.version) is rolled out to \(Rollout.format(current)); "
                            + "lowering it to \(Rollout.format(percent)) needs force", remedy: .force)
         }
         if percent >= 100 {
+            if let devices, !devices.isEmpty {
+                throw PkgError(.invalidArgument, "\(name) \(entry.version) goes to every device; pins need a release "
+                               + "still rolling out (pack --rollout 0, or rollout below 100)")
+            }
             entry.rollout = nil
         } else if entry.rollout != nil {
             entry.rollout?.percent = percent
         } else {
             entry.rollout = Rollout(percent: percent, salt: Rollout.makeSalt(), previous: nil)
+        }
+        if let devices, entry.rollout != nil {
+            guard devices.count <= Rollout.pinLimit else {
+                throw PkgError(.invalidArgument, "\(devices.count) devices to pin; at most \(Rollout.pinLimit)")
+            }
+            let salt = entry.rollout?.salt ?? ""
+            let pins = Set(devices.map { Rollout.pin(deviceID: $0, salt: salt) }).sorted()
+            entry.rollout?.devices = pins.isEmpty ? nil : pins
         }
         try replace(entry, in: &manifest, signer: signer)
         return entry

@@ -22,6 +22,8 @@ public struct Release: Codable, Sendable, Hashable {
     public var immutable: [String]?
     /// The version's declared response headers.
     public var headers: [PackageHeader]?
+    /// Whether the version activates whatever the device's activation windows.
+    public var critical: Bool?
 
     /// The release of a manifest entry.
     public init(_ entry: ManifestEntry) {
@@ -35,6 +37,7 @@ public struct Release: Codable, Sendable, Hashable {
         deltas = entry.deltas.isEmpty ? nil : entry.deltas
         immutable = entry.immutable.isEmpty ? nil : entry.immutable
         headers = entry.headers.isEmpty ? nil : entry.headers
+        critical = entry.critical ? true : nil
     }
 
     /// This release as a manifest entry of package `name` (no rollout, nothing revoked).
@@ -45,6 +48,7 @@ public struct Release: Codable, Sendable, Hashable {
         entry.deltas = deltas ?? []
         entry.immutable = immutable ?? []
         entry.headers = headers ?? []
+        entry.critical = critical ?? false
         return entry
     }
 }

@@ -17,6 +17,8 @@ public struct OutcomeReport: Sendable, Hashable, Codable {
         case installed, upgraded, downgraded, rolledBack, failed, held, revoked, staged
         /// The release is active and its resolvers saw something go wrong (`n`, `o`).
         case serving
+        /// The release is installed and waits for the device's activation window.
+        case pending
     }
 
     /// The package.
@@ -70,6 +72,7 @@ public struct OutcomeReport: Sendable, Hashable, Codable {
         case .held: kind = .held
         case .revoked: kind = .revoked
         case .staged: kind = .staged
+        case .pending: kind = .pending
         case .unchanged, .republished, .withdrawn: return nil
         }
         // A revocation and a reverted trial are about the version left; the rest about the one aimed at.

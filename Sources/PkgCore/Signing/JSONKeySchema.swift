@@ -22,13 +22,13 @@ indirect enum JSONKeySchema: Sendable {
         let header = JSONKeySchema.object(["files": .value, "name": .value, "value": .value])
         let release = JSONKeySchema.object([
             "version": .value, "url": .value, "sha256": .value, "size": .value, "routes": .value, "spaFallback": .value,
-            "index": index, "deltas": .array(delta), "immutable": .value, "headers": .array(header),
+            "index": index, "deltas": .array(delta), "immutable": .value, "headers": .array(header), "critical": .value,
         ])
-        let rollout = JSONKeySchema.object(["percent": .value, "salt": .value, "previous": release])
+        let rollout = JSONKeySchema.object(["percent": .value, "salt": .value, "previous": release, "devices": .value])
         let entry = JSONKeySchema.object([
             "name": .value, "version": .value, "url": .value, "sha256": .value, "size": .value, "routes": .value,
             "rollout": rollout, "revoked": .value, "index": index, "spaFallback": .value, "deltas": .array(delta),
-            "immutable": .value, "headers": .array(header),
+            "immutable": .value, "headers": .array(header), "critical": .value,
         ])
         return .object(["schemaVersion": .value, "packages": .array(entry), "sequence": .value, "expires": .value])
     }

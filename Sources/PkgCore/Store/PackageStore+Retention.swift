@@ -24,8 +24,9 @@ extension PackageStore {
     /// Removes, for every package, the versions older than the `keep` most recently
     /// installed good ones, with their overlay: a held version (rolled back, or failed
     /// its health check) that is not active is known bad and does not count, so it
-    /// never costs a good fallback. The active version and the version a pending trial
-    /// would go back to always stay. Returns what was removed.
+    /// never costs a good fallback. The active version, the version a pending trial
+    /// would go back to and a version waiting for an activation window always stay.
+    /// Returns what was removed.
     @discardableResult
     public func collectGarbage(keep: Int) throws -> [(name: String, version: String)] {
         guard keep >= 1 else { throw PkgError(.invalidArgument, "keep must be at least 1 (got \(keep))") }
@@ -34,7 +35,7 @@ extension PackageStore {
             let held = Set(try heldVersions(of: name))
             let active = activeVersion(of: name)
             let retained = try retainedVersions(of: name).map(\.entry.version)
-            var kept = Set([active, try trial(of: name)?.previous].compactMap { $0 })
+            var kept = Set([active, try trial(of: name)?.previous, try pendingVersion(of: name)].compactMap { $0 })
             var good = 0
             for version in retained.reversed() where good < keep {
                 kept.insert(version)

@@ -15,8 +15,11 @@ private let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
 extension String {
     /// Whether this is a SHA-256 digest as pkgctl writes them: 64 lower-case hex digits.
-    var isSHA256Hex: Bool {
-        utf8.count == 64 && utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
+    var isSHA256Hex: Bool { isLowerHex(digits: 64) }
+
+    /// Whether the text is exactly `digits` lower-case hexadecimal digits.
+    func isLowerHex(digits: Int) -> Bool {
+        utf8.count == digits && utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
     }
 }
 

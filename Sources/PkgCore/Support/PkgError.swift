@@ -91,7 +91,7 @@ public struct PkgError: Error, Sendable, Hashable, CustomStringConvertible {
         }
         let value: Value
 
-        /// Ask again with `force` (e.g. ``Publisher/setRollout(name:percent:force:signer:)``).
+        /// Ask again with `force` (e.g. ``Publisher/setRollout(name:percent:devices:force:signer:)``).
         public static let force = Remedy(value: .force)
         /// Pass a signing key, so a signed manifest stays signed.
         public static let signingKey = Remedy(value: .signingKey)

@@ -31,6 +31,9 @@ public struct UpdateReport: Sendable, Hashable, Codable {
         case revoked
         /// The manifest's version is revoked and nothing was installed before it.
         case withdrawn
+        /// Installed and verified, waiting for an activation window (``ActivationWindow``);
+        /// the active version stays until a run inside one. Not a failure.
+        case pending
         /// Not installed; the active version stays.
         case failed
     }

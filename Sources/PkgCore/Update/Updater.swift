@@ -48,6 +48,11 @@ public struct Updater: Sendable {
     public var timeLimit: TimeInterval?
     /// Whether and where each package's outcome is reported to the origin; nil: not reported.
     public var reporting: OutcomeReporting?
+    /// Local times in which a new version may become active; empty: any time. Outside them a
+    /// new version is installed and waits (``UpdateReport/Action/pending``), unless its release
+    /// is ``ManifestEntry/critical`` or nothing is active yet (a first install). While one waits, the manifest is fetched in full each run
+    /// (no validators kept), so the run that opens the window sees the version.
+    public var activationWindows: [ActivationWindow]
 
     /// The default ``maxManifestSize``: 1 MiB, some 2,000 packages.
     public static let defaultMaxManifestSize = 1 << 20
@@ -58,7 +63,8 @@ public struct Updater: Sendable {
                 trust: TrustPolicy = TrustPolicy(), activation: Activation = .immediate,
                 clock: @escaping @Sendable () -> Date = { Date() }, deviceID: String? = nil,
                 jitter: TimeInterval = 0, maxManifestSize: Int = Updater.defaultMaxManifestSize,
-                timeLimit: TimeInterval? = nil, reporting: OutcomeReporting? = nil) {
+                timeLimit: TimeInterval? = nil, reporting: OutcomeReporting? = nil,
+                activationWindows: [ActivationWindow] = []) {
         self.store = store
         self.manifestURL = manifestURL
         self.transfer = transfer
@@ -73,6 +79,7 @@ public struct Updater: Sendable {
         self.maxManifestSize = maxManifestSize
         self.timeLimit = timeLimit
         self.reporting = reporting
+        self.activationWindows = activationWindows
     }
 
     /// Runs the update under the store's lock (waiting for it, after calling
@@ -123,7 +130,11 @@ public struct Updater: Sendable {
         let report = UpdateReport(manifest: .fetched, packages: outcomes, removed: removed, reverted: reverted)
         if report.succeeded {
             try store.removeObjects()  // no delta install is left unfinished
-            try check.remember(newValidators)
+            if outcomes.contains(where: { $0.action == .pending }) {
+                ManifestState.clear(store.layout)  // the run inside the window must not get a 304
+            } else {
+                try check.remember(newValidators)
+            }
         } else {
             ManifestState.clear(store.layout)
         }
@@ -141,6 +152,9 @@ public struct Updater: Sendable {
             if let active, entry.revoked.contains(active), let version = offered?.version,
                try store.heldVersions(of: entry.name).contains(version) {
                 offered = nil  // held: fall back on the store rather than stay on a revoked version
+            }
+            if let waiting = try store.pendingVersion(of: entry.name), waiting != offered?.version {
+                try store.clearPending(entry.name)  // the manifest moved on: no longer wanted
             }
             guard let target = offered else {
                 if let active, entry.revoked.contains(active) {
@@ -172,8 +186,17 @@ public struct Updater: Sendable {
             }
             outcome.action = action(from: active, to: target.version)
             if installed?.entry.sha256 != target.sha256 {
-                try download(target, downloader: downloader, progress: progress)
+                try ReleaseDownload(store: store, downloader: downloader, manifestURL: manifestURL, limits: limits,
+                                    workers: workers).install(target, progress: progress)
             }
+            // A first install does not wait: nothing else would serve meanwhile.
+            if active != nil, !activationWindows.isEmpty, !target.critical,
+               !ActivationWindow.anyContains(activationWindows, clock()) {
+                try store.setPending(target.name, version: target.version)
+                outcome.action = .pending
+                return outcome
+            }
+            try store.clearPending(target.name)
             try activate(target)
         } catch {
             var message = "\(error)"
@@ -262,49 +285,5 @@ public struct Updater: Sendable {
             error: "\(trial.name) \(trial.version): health check did not finish (the run was stopped); "
                 + Self.reverted(to: back, held: trial.version),
             errorCode: PkgError.Code.healthCheckFailed.description)
-    }
-
-    /// Downloads, verifies and installs one version (not yet active), the cheapest
-    /// way that works: the tree delta from the active version (one request), else
-    /// file by file when the origin publishes an index and that costs fewer bytes
-    /// than the zip, else the zip; a step that is missing on the origin or whose bytes
-    /// fail their digest gives way to the next. An installed, inactive directory of the same
-    /// version (re-published) is replaced only once the new one is whole.
-    private func download(_ entry: ManifestEntry, downloader: Downloader,
-                          progress: @escaping @Sendable (UpdateEvent) -> Void) throws {
-        let tree = TreeDeltaInstall(store: store, downloader: downloader, manifestURL: manifestURL, limits: limits)
-        do {
-            let installed = try tree.install(entry, replacing: true) { received, total in
-                progress(.downloading(name: entry.name, version: entry.version, received: received, total: total))
-            }
-            if installed != nil { return }
-        } catch let error as PkgError where error.code != .insufficientSpace && error.code != .deadlineExceeded {
-            progress(.fellBack(name: entry.name, version: entry.version,
-                               reason: error.message + "; installing without the delta"))
-        }
-        if let reference = entry.index {
-            let delta = DeltaInstall(store: store, downloader: downloader, manifestURL: manifestURL, limits: limits)
-            do {
-                let installed = try delta.install(entry, reference: reference, replacing: true) { received, total in
-                    progress(.downloading(name: entry.name, version: entry.version, received: received, total: total))
-                }
-                if installed != nil { return }
-            } catch let error as PkgError where error.code == .checksumMismatch || error.code == .sizeMismatch {
-                // The index or an object is not what the manifest names (a corrupt copy on a CDN
-                // edge, say): the zip, checked against its own digest, may still be whole.
-                progress(.fellBack(name: entry.name, version: entry.version, reason: error.message + "; installing from the zip"))
-            }
-        }
-        let url = try entry.resolvedURL(relativeTo: manifestURL)
-        try store.ensureRoom(forBytes: entry.size, purpose: "\(entry.name) \(entry.version): downloading \(url)")
-        try store.withStagingDirectory(prefix: "\(entry.name)-\(entry.version).download") { archive in
-            let zip = archive.path + "/bundle.zip"
-            try downloader.download(from: url, to: zip, expectedSize: entry.size,
-                                    expectedSHA256: entry.sha256) { received, total in
-                progress(.downloading(name: entry.name, version: entry.version, received: received, total: total))
-            }
-            progress(.extracting(name: entry.name, version: entry.version))
-            _ = try store.install(entry, archive: zip, limits: limits, workers: workers, replacing: true)
-        }
     }
 }

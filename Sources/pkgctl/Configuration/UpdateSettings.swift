@@ -26,6 +26,8 @@ struct UpdateSettings {
     /// Whether outcomes are reported to the origin, and where (nil: beside the manifest).
     var report: Bool
     var reportURL: String?
+    /// When a new version may become active; empty: at once.
+    var activateWindows: [ActivationWindow]
 
     /// The values used when no layer sets them; the help texts and `pkgctl config` show these.
     enum Defaults {
@@ -78,6 +80,14 @@ struct UpdateSettings {
         quiet = try layers.boolean("update.quiet") ?? false
         report = try layers.boolean("update.report") ?? true
         reportURL = try layers.string("update.report-url")
+        let windowTexts = try layers.strings("update.activate-window") ?? []
+        activateWindows = try windowTexts.map { text in
+            guard let window = ActivationWindow(text) else {
+                throw layers.invalid("update.activate-window", "must be HH:MM-HH:MM, local time, opening and closing at "
+                                     + "different minutes (got '\(String(text.prefix(100)).escapedForMessage)')")
+            }
+            return window
+        }
 
         guard keep >= 1 else { throw layers.invalid("update.keep", "must be at least 1") }
         if let reportURL, !(reportURL.hasPrefix("http://") || reportURL.hasPrefix("https://")) || reportURL.contains("?") {

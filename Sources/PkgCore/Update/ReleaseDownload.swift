@@ -1,0 +1,51 @@
+/// How ``Updater`` downloads, verifies and installs one version (not yet active), the
+/// cheapest way that works: the tree delta from the active version (one request), else file
+/// by file when the origin publishes an index and that costs fewer bytes than the zip, else
+/// the zip. A step that is missing on the origin or whose bytes fail their digest gives way
+/// to the next. An installed, inactive directory of the same version (re-published) is
+/// replaced only once the new one is whole.
+struct ReleaseDownload {
+    let store: PackageStore
+    let downloader: Downloader
+    let manifestURL: String
+    let limits: ExtractionLimits
+    let workers: Int
+
+    /// Installs `entry` (not yet active), announcing its progress and every fall-back.
+    func install(_ entry: ManifestEntry, progress: @escaping @Sendable (UpdateEvent) -> Void) throws {
+        let tree = TreeDeltaInstall(store: store, downloader: downloader, manifestURL: manifestURL, limits: limits)
+        do {
+            let installed = try tree.install(entry, replacing: true) { received, total in
+                progress(.downloading(name: entry.name, version: entry.version, received: received, total: total))
+            }
+            if installed != nil { return }
+        } catch let error as PkgError where error.code != .insufficientSpace && error.code != .deadlineExceeded {
+            progress(.fellBack(name: entry.name, version: entry.version,
+                               reason: error.message + "; installing without the delta"))
+        }
+        if let reference = entry.index {
+            let delta = DeltaInstall(store: store, downloader: downloader, manifestURL: manifestURL, limits: limits)
+            do {
+                let installed = try delta.install(entry, reference: reference, replacing: true) { received, total in
+                    progress(.downloading(name: entry.name, version: entry.version, received: received, total: total))
+                }
+                if installed != nil { return }
+            } catch let error as PkgError where error.code == .checksumMismatch || error.code == .sizeMismatch {
+                // The index or an object is not what the manifest names (a corrupt copy on a CDN
+                // edge, say): the zip, checked against its own digest, may still be whole.
+                progress(.fellBack(name: entry.name, version: entry.version, reason: error.message + "; installing from the zip"))
+            }
+        }
+        let url = try entry.resolvedURL(relativeTo: manifestURL)
+        try store.ensureRoom(forBytes: entry.size, purpose: "\(entry.name) \(entry.version): downloading \(url)")
+        try store.withStagingDirectory(prefix: "\(entry.name)-\(entry.version).download") { archive in
+            let zip = archive.path + "/bundle.zip"
+            try downloader.download(from: url, to: zip, expectedSize: entry.size,
+                                    expectedSHA256: entry.sha256) { received, total in
+                progress(.downloading(name: entry.name, version: entry.version, received: received, total: total))
+            }
+            progress(.extracting(name: entry.name, version: entry.version))
+            _ = try store.install(entry, archive: zip, limits: limits, workers: workers, replacing: true)
+        }
+    }
+}
