@@ -23,13 +23,7 @@ import Testing
                               environment: environment)
     }
 
-    private func reports() -> [OutcomeReport] {
-        origin.settledAccessLog().compactMap { line in
-            guard let query = line.split(separator: " ").first?.split(separator: "?", maxSplits: 1),
-                  query.first == "/report/v1", query.count == 2 else { return nil }
-            return OutcomeReport(query: query[1])
-        }
-    }
+    private func reports() -> [OutcomeReport] { origin.outcomeReports() }
 
     @Test func eachOutcomeIsReportedOnceWithAPseudonymNotTheDeviceID() throws {
         try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)

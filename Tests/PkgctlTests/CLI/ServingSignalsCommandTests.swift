@@ -37,13 +37,7 @@ import Testing
         return result.stdout.split(separator: "\n").first { $0.hasPrefix("status:") }.map(String.init) ?? result.stdout
     }
 
-    private func servingReports() -> [OutcomeReport] {
-        origin.settledAccessLog().compactMap { line in
-            guard let query = line.split(separator: " ").first?.split(separator: "?", maxSplits: 1),
-                  query.first == "/report/v1", query.count == 2 else { return nil }
-            return OutcomeReport(query: query[1])
-        }.filter { $0.outcome == .serving }
-    }
+    private func servingReports() -> [OutcomeReport] { origin.outcomeReports().filter { $0.outcome == .serving } }
 
     @Test func originMissesUnderARouteAreCountedAndReportedOnceTheyGrow() throws {
         try pack("1.0.0")

@@ -165,7 +165,7 @@ import Testing
         let v3 = try publish(3)
         let v3object = try changedObject(v3)
         try FileSystem.writeAtomically(saved, to: v3object)  // other bytes under this name
-        let events = EventLog()
+        let events = FallbackLog()
         let beforeCorrupt = origin.settledAccessLog().count
         let report = try updater(origin).run(progress: events.record)
         #expect(report.succeeded, "\(report.packages.first?.error ?? "")")
@@ -173,8 +173,8 @@ import Testing
         let fetched = requests(origin, after: beforeCorrupt)
         #expect(fetched.contains("/" + PublishedFileIndex.objectPath((v3object as NSString).lastPathComponent)), "\(fetched)")
         #expect(fetched.contains("/" + v3.url), "the object's digest failed: the zip instead \(fetched)")
-        #expect(events.fallbacks.count == 1 && events.fallbacks[0].contains("SHA-256")
-                && events.fallbacks[0].hasSuffix("; installing from the zip"), "\(events.fallbacks)")
+        #expect(events.all.count == 1 && events.all[0].contains("SHA-256")
+                && events.all[0].hasSuffix("; installing from the zip"), "\(events.all)")
         #expect(try store.verify("app").allSatisfy(\.isIntact))
         #expect(try FileSystem.contents(of: store.layout.objects).isEmpty, "no wrong bytes kept")
 
@@ -253,11 +253,11 @@ import Testing
         bytes[bytes.count / 2] ^= 0x01
         try FileSystem.writeAtomically(bytes, to: indexPath)
         let before = origin.settledAccessLog().count
-        let events = EventLog()
+        let events = FallbackLog()
         let report = try updater(origin).run(progress: events.record)
         #expect(report.succeeded, "\(report.packages.first?.error ?? "")")
         // Refused for its digest, naming the index and the digest the manifest signed.
-        let reason = events.fallbacks.first ?? ""
+        let reason = events.all.first ?? ""
         #expect(reason.contains(reference.url) && reason.contains(reference.sha256), "\(reason)")
         let fetched = requests(origin, after: before)
         #expect(!fetched.contains { $0.hasPrefix("/objects/") }, "nothing it lists was fetched: \(fetched)")
@@ -301,14 +301,3 @@ import Testing
 
 private let hex = String(repeating: "a", count: 64)
 
-/// The fall-backs an update run announced (``UpdateEvent/fellBack``), in order.
-final class EventLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var reasons: [String] = []
-
-    var fallbacks: [String] { lock.withLock { reasons } }
-
-    func record(_ event: UpdateEvent) {
-        if case .fellBack(_, _, let reason) = event { lock.withLock { reasons.append(reason) } }
-    }
-}

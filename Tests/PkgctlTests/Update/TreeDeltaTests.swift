@@ -80,16 +80,6 @@ import Testing
         #expect(try FileSystem.contents(of: store.layout.staging).isEmpty)
     }
 
-    /// Records the run's fallback reasons.
-    final class Fallbacks: @unchecked Sendable {
-        private let lock = NSLock()
-        private var reasons: [String] = []
-        var all: [String] { lock.withLock { reasons } }
-        func record(_ event: UpdateEvent) {
-            if case .fellBack(_, _, let reason) = event { lock.withLock { reasons.append(reason) } }
-        }
-    }
-
     @Test func aDeviceOnThePreviousReleaseFetchesOneDeltaAndNothingElse() throws {
         let origin = try originWithVersion1Installed()
         defer { origin.stop() }
@@ -154,7 +144,7 @@ import Testing
                 manifest.packages[0].deltas[0].size = UInt64(bytes.count)
             }
         }
-        let fallbacks = Fallbacks()
+        let fallbacks = FallbackLog()
         let report = try updater(origin).run(progress: fallbacks.record)
         #expect(report.packages.map(\.action) == [.upgraded])
         let reasons = fallbacks.all
@@ -205,7 +195,7 @@ import Testing
         let base = store.layout.versionDirectory("app", "1.0") + "/index.html"
         chmod(base, 0o644)
         try FileSystem.writeAtomically(Array("<!doctype html>tampered".utf8), to: base)
-        let fallbacks = Fallbacks()
+        let fallbacks = FallbackLog()
         let before = origin.settledAccessLog().count
         #expect(try updater(origin).run(progress: fallbacks.record).succeeded)
         #expect(fallbacks.all.count == 1 && fallbacks.all[0].contains("installed file \(base) differs from its record"),
