@@ -98,6 +98,12 @@ import Testing
         #expect(pubOnly.status == 1)
         #expect(pubOnly.stderr == "pkgctl: \(keys)/a.pub already exists; refusing to overwrite a key\n")
         #expect(!FileManager.default.fileExists(atPath: keys + "/a.key"), "nothing half-made")
+        #expect(try PkgctlProcess.run(["keygen", "--out", keys, "--name", "b"]).status == 0)
+        try FileManager.default.removeItem(atPath: keys + "/b.pub")
+        let keyOnly = try PkgctlProcess.run(["keygen", "--out", keys, "--name", "b"])
+        #expect(keyOnly.status == 1)
+        #expect(keyOnly.stderr == "pkgctl: \(keys)/b.key already exists; refusing to overwrite a key\n")
+        #expect(!FileManager.default.fileExists(atPath: keys + "/b.pub"), "nothing half-made")
 
         try BundleFixtures.publishDemo(["1.0.0"], into: origin)
         #expect(try PkgctlProcess.run(["update", "--root", root, "--manifest", manifestURL]).status == 0)
