@@ -157,7 +157,7 @@ struct UpdateCommand: AsyncParsableCommand {
                 // Made under the store's lock, so a concurrent update cannot make another.
                 return try packageStore.locked(wait: true, onWait: { _ in }) { try packageStore.deviceID() }
             }
-            print(id)
+            if json { try Output.printJSON(["deviceId": id]) } else { print(id) }
             return
         }
         let (packageStore, settings, trust) = try reportingErrors(json: json) {

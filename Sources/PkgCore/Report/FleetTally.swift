@@ -81,10 +81,12 @@ public struct FleetTally: Sendable {
         public var notFoundDevices: Int { servingSignals.values.count(where: { $0.notFound > 0 }) }
 
         /// The origin's 404s under its routes, summed over the devices.
-        public var notFoundTotal: Int { servingSignals.values.reduce(0) { $0 &+ $1.notFound } }
+        public var notFoundTotal: Int { servingSignals.values.reduce(0) { ServingSignals.capped($0, $1.notFound) } }
 
         /// Origin fallbacks under its routes, summed over the devices.
-        public var originFallbackTotal: Int { servingSignals.values.reduce(0) { $0 &+ $1.originFallbacks } }
+        public var originFallbackTotal: Int {
+            servingSignals.values.reduce(0) { ServingSignals.capped($0, $1.originFallbacks) }
+        }
 
         /// The share of the devices that ran it whose app met a 404 inside it, 0 to 1 (0 with none).
         public var notFoundRate: Double {

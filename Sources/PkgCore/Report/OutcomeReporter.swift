@@ -30,6 +30,7 @@ struct OutcomeReporter {
                                  client: reporting.client)
         }
         try? spool.add(reports)
+        try? spool.forgetSignals { !FileSystem.exists(store.layout.recordFile($0, $1)) }
     }
 
     /// Sends what waits, within the reporting's budget and what is left of `deadline` (the

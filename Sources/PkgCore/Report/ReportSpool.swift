@@ -26,14 +26,27 @@ struct ReportSpool {
         var last = try lastReported()
         // Named by a number one past the newest waiting: the order holds whatever the clock does.
         var sequence = (try waiting().last.flatMap { UInt64($0.dropLast(Self.suffix.count)) } ?? 0) + 1
-        for report in reports {
+        let fresh = reports.filter { report in
             let key = [report.outcome.rawValue, report.release, report.cause ?? "", report.errorCode ?? "",
                        report.notFound.map(String.init) ?? "", report.originFallbacks.map(String.init) ?? ""]
                 .joined(separator: " ")
             // A version's signals are remembered apart from its package's outcome, which they do not replace.
             let slot = report.outcome == .serving ? report.package + " " + report.release : report.package
-            if last[slot] == key { continue }
+            guard last[slot] != key else { return false }
             last[slot] = key
+            return true
+        }
+        // New serving totals supersede the waiting ones of their release, which would only
+        // crowd other outcomes out of the bound.
+        let superseding = Set(fresh.filter { $0.outcome == .serving }.map { $0.package + " " + $0.release })
+        if !superseding.isEmpty {
+            for (file, query) in try pending() {
+                guard let waiting = OutcomeReport(query: Substring(query)), waiting.outcome == .serving,
+                      superseding.contains(waiting.package + " " + waiting.release) else { continue }
+                unlink(file)
+            }
+        }
+        for report in fresh {
             let order = String(sequence)
             let name = String(repeating: "0", count: max(0, 20 - order.count)) + order + Self.suffix
             try FileSystem.writeAtomically(Array(report.query.utf8), to: directory + "/" + name)
@@ -42,6 +55,19 @@ struct ReportSpool {
         try FileSystem.writeAtomically(try JSONEncoder().encode(last), to: directory + "/last.json")
         let all = try waiting()
         for name in all.prefix(max(0, all.count - Self.limit)) { unlink(directory + "/" + name) }
+    }
+
+    /// Forgets the last signals reported of the versions `isGone` says were removed, so
+    /// `last.json` holds the installed versions' only.
+    func forgetSignals(where isGone: (_ package: String, _ release: String) -> Bool) throws {
+        var last = try lastReported()
+        let gone = last.keys.filter { slot in
+            let parts = slot.split(separator: " ")
+            return parts.count == 2 && isGone(String(parts[0]), String(parts[1]))
+        }
+        guard !gone.isEmpty else { return }
+        for slot in gone { last[slot] = nil }
+        try FileSystem.writeAtomically(try JSONEncoder().encode(last), to: directory + "/last.json")
     }
 
     /// The reports waiting, oldest first, with the file each is in.

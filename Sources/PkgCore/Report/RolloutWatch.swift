@@ -142,8 +142,8 @@ public struct RolloutWatch: Sendable {
         }
         guard !notFoundAbove else {
             return Verdict(decision: .hold, version: entry.version, percent: percent,
-                           line: "\(label): hold: above \(Self.percent(maxNotFoundRate ?? 0)) with fewer than "
-                               + "\(Self.minFailures) devices meeting a 404; \(evidence)")
+                           line: "\(label): hold: 404s inside the app above \(Self.percent(maxNotFoundRate ?? 0)), not yet "
+                               + "from \(Self.minFailures) devices with \(minDevices) running it or a confident rate; \(evidence)")
         }
         let waited = now.timeIntervalSince1970 - seen.since
         guard waited >= interval else {

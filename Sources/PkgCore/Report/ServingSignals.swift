@@ -41,10 +41,18 @@ public struct ServingSignals: Sendable, Hashable, Codable {
         let lock = try StoreLock(path: directory(layout) + "/lock")
         defer { withExtendedLifetime(lock) {} }
         var total = read(path) ?? ServingSignals()
-        total.notFound = total.notFound.addingReportingOverflow(counts.notFound).overflow ? .max : total.notFound + counts.notFound
-        total.originFallbacks = total.originFallbacks.addingReportingOverflow(counts.originFallbacks).overflow
-            ? .max : total.originFallbacks + counts.originFallbacks
+        total.notFound = capped(total.notFound, counts.notFound)
+        total.originFallbacks = capped(total.originFallbacks, counts.originFallbacks)
         try FileSystem.writeAtomically(try JSONEncoder().encode(total), to: path)
+    }
+
+    /// Highest total kept: 18 digits, what a report's count may have.
+    static let countLimit = 999_999_999_999_999_999
+
+    /// `a + b`, at most ``countLimit``.
+    static func capped(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? countLimit : min(sum, countLimit)
     }
 
     /// The totals of every version that has any, by package then version.
@@ -62,9 +70,13 @@ public struct ServingSignals: Sendable, Hashable, Codable {
         return found
     }
 
-    /// Forgets a version's totals (its version was removed).
+    /// Forgets a version's totals (its version was removed), under the lock a flush takes.
     static func remove(name: String, version: String, layout: StoreLayout) {
-        unlink(file(layout, name: name, version: version))
+        let path = file(layout, name: name, version: version)
+        guard FileSystem.exists(path), let lock = try? StoreLock(path: directory(layout) + "/lock") else { return }
+        defer { withExtendedLifetime(lock) {} }
+        unlink(path)
+        rmdir(PathName.parent(path))  // when it was the package's last
     }
 
     private static func read(_ path: String) -> ServingSignals? {

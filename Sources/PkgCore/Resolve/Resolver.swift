@@ -114,7 +114,7 @@ public final class Resolver: Sendable {
         case .local(let answer, _):
             stream(answer, to: entry)
         case .miss(let miss):
-            miss.match?.route.mount.signals?.countOriginFallback()
+            if Self.countsAsSignal(request, miss.resourceClass) { miss.match?.route.mount.signals?.countOriginFallback() }
             upstream.fetch(upstreamPlan(request, for: miss), for: entry)
         }
     }
@@ -321,7 +321,13 @@ public final class Resolver: Sendable {
         return UpstreamPlan(url: url, method: request.method, headers: headers, body: request.body,
                             resourceClass: resourceClass, coalescingKey: coalescingKey,
                             overlayKey: shareable && writesThrough && !hasCredentials ? overlayKey : nil,
-                            signals: match?.route.mount.signals)
+                            signals: Self.countsAsSignal(request, resourceClass) ? match?.route.mount.signals : nil)
+    }
+
+    /// Whether a miss of `request` says something about the package (``ServingSignals``): a read
+    /// of a page, script, style or image it could have shipped; not an API call (`other`, POST).
+    private static func countsAsSignal(_ request: ResourceRequest, _ resourceClass: ResourceClass) -> Bool {
+        request.isRead && resourceClass != .other
     }
 
     /// Routes with the current snapshot, rebuilding it when `current` moved or packages changed.

@@ -174,6 +174,7 @@ public struct Updater: Sendable {
             label = "\(target.name) \(target.version)"
             let installed = try store.record(of: target.name, version: target.version)
             if active == target.version {
+                try store.clearPending(target.name)
                 guard let installed, installed.entry.sha256 != target.sha256 else { return outcome }
                 throw PkgError(.invalidArgument,
                                "re-published with another bundle (sha256 \(target.sha256.prefix(12))…, installed "
@@ -189,8 +190,10 @@ public struct Updater: Sendable {
                 try ReleaseDownload(store: store, downloader: downloader, manifestURL: manifestURL, limits: limits,
                                     workers: workers).install(target, progress: progress)
             }
-            // A first install does not wait: nothing else would serve meanwhile.
-            if active != nil, !activationWindows.isEmpty, !target.critical,
+            // A first install does not wait (nothing else would serve meanwhile), nor does
+            // leaving a revoked version: that must happen at once, like a critical release.
+            let leavesRevoked = active.map(entry.revoked.contains) ?? false
+            if active != nil, !leavesRevoked, !activationWindows.isEmpty, !target.critical,
                !ActivationWindow.anyContains(activationWindows, clock()) {
                 try store.setPending(target.name, version: target.version)
                 outcome.action = .pending

@@ -96,6 +96,16 @@ import Testing
             ServingSignals.all(packageStore.layout).first?.signals == ServingSignals(notFound: 1, originFallbacks: 1)
         }
         #expect(written)
+        // An API call under the route (a fetch of JSON, a POST) that the origin 404s says nothing
+        // about the package: not counted.
+        for (method, accept) in [("GET", "application/json"), ("POST", "*/*")] {
+            let call = RecordingTask("app://www.example.com/app/api/items/42", accept: accept, method: method)
+            resolver.start(call)
+            #expect(call.wait(seconds: 30))
+            #expect(call.response?.status == 404 || call.response?.status == 405, "\(method)")
+        }
+        resolver.flushSignals()
+        #expect(ServingSignals.all(packageStore.layout).first?.signals == ServingSignals(notFound: 1, originFallbacks: 1))
         // Another process's counts add to this one's.
         #expect(try fetch(store, "nowhere.js") == "status:   404")
         #expect(ServingSignals.all(packageStore.layout).first?.signals == ServingSignals(notFound: 2, originFallbacks: 2))
@@ -125,6 +135,24 @@ import Testing
             #expect(try update(store, deviceID: "d\(index)").status == 0)
             #expect(PackageStore(root: store).activeVersion(of: "demo") == "1.0.0", "device \(index)")
         }
+    }
+
+    @Test func newerTotalsReplaceTheWaitingOnesOfTheirReleaseAndLeaveOtherReportsAlone() throws {
+        let spool = ReportSpool(layout: PackageStore(root: temp.path("store")).layout)
+        func serving(_ release: String, _ count: Int) -> OutcomeReport {
+            OutcomeReport(package: "demo", release: release, from: nil, outcome: .serving, notFound: count,
+                          originFallbacks: count, device: "d", client: "0.1.0")
+        }
+        let failed = OutcomeReport(package: "demo", release: "1.1.0", from: "1.0.0", outcome: .failed,
+                                   errorCode: "checksumMismatch", device: "d", client: "0.1.0")
+        try spool.add([failed, serving("1.0.0", 1)])
+        try spool.add([serving("1.0.0", 2), serving("1.1.0", 1)])
+        try spool.add([serving("1.0.0", 2)])
+        let waiting = try spool.pending().compactMap { OutcomeReport(query: Substring($0.query)) }
+        #expect(waiting == [failed, serving("1.0.0", 2), serving("1.1.0", 1)], "\(waiting.map(\.query))")
+        try spool.forgetSignals { _, release in release == "1.0.0" }
+        try spool.add([serving("1.0.0", 2)])
+        #expect(try spool.pending().count == 3, "a forgotten slot reports the same totals again, once")
     }
 
     @Test func reportQueriesWithCountsReadBackAndBadCountsAreRefused() {

@@ -30,7 +30,7 @@ import Testing
     }
 
     func updater(_ origin: NginxOrigin, windows: [String], at date: Date) -> Updater {
-        Updater(store: store, manifestURL: origin.baseURL + "/manifest.json", clock: { date },
+        Updater(store: store, manifestURL: origin.baseURL + "/manifest.json", keep: 5, clock: { date },
                 activationWindows: windows.compactMap(ActivationWindow.init))
     }
 
@@ -110,5 +110,11 @@ import Testing
         let next = try updater(origin, windows: windows, at: Self.local(0, 10, day: 28)).run()
         #expect(next.packages.map(\.action) == [.upgraded], "10 past midnight is inside 23:30-00:30")
         #expect(store.activeVersion(of: "demo") == "1.3.0")
+
+        // A revoked active version is left at once, window or not (a halted release must stop).
+        try Publisher(outputDirectory: originRoot).revoke(name: "demo", version: "1.3.0")
+        let left = try updater(origin, windows: windows, at: Self.local(12, 0)).run()
+        #expect(left.packages.map(\.action) == [.revoked], "\(left.packages)")
+        #expect(store.activeVersion(of: "demo") == "1.1.0")
     }
 }
