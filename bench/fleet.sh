@@ -225,6 +225,11 @@ for rounds in range(1, 9):
     if ": halt: " in decision or ": done: " in decision:
         break
 halted = time.monotonic()
+if ": halt: " not in decision:
+    # Too few failures at the first step to be sure (3 of them are needed): the watch holds
+    # and never advances; the bench revokes by hand so the next steps can publish.
+    subprocess.run([pkgctl, "revoke", www, "app", "5"], check=True, stdout=subprocess.DEVNULL)
+    decision += " (still holding after 8 rounds: revoked by hand)"
 versions, _, elapsed = fleet_run()
 release = ran("5") or {"devices": 0}
 row("8. a bad release (30 % fail), watched", f"{100 * release['devices'] / devices:.1f} % of devices ever ran v5 (target at most 2 %); "
@@ -258,6 +263,9 @@ for rounds in range(1, 9):
     decision = watch(min_devices, "--max-404-rate", "5")
     if ": halt: " in decision or ": done: " in decision:
         break
+if ": halt: " not in decision and ": done: " not in decision:
+    subprocess.run([pkgctl, "revoke", www, "app", "7"], check=True, stdout=subprocess.DEVNULL)
+    decision += " (still holding after 8 rounds: revoked by hand)"
 for device in ids:
     health.pop(device, None)
 versions, _, _ = fleet_run()
