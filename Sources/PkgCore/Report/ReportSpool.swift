@@ -30,19 +30,18 @@ struct ReportSpool {
             let key = [report.outcome.rawValue, report.release, report.cause ?? "", report.errorCode ?? "",
                        report.notFound.map(String.init) ?? "", report.originFallbacks.map(String.init) ?? ""]
                 .joined(separator: " ")
-            // A version's signals are remembered apart from its package's outcome, which they do not replace.
-            let slot = report.outcome == .serving ? report.package + " " + report.release : report.package
+            let slot = Self.slot(of: report)
             guard last[slot] != key else { return false }
             last[slot] = key
             return true
         }
         // New serving totals supersede the waiting ones of their release, which would only
         // crowd other outcomes out of the bound.
-        let superseding = Set(fresh.filter { $0.outcome == .serving }.map { $0.package + " " + $0.release })
+        let superseding = Set(fresh.filter { $0.outcome == .serving }.map(Self.slot(of:)))
         if !superseding.isEmpty {
             for (file, query) in try pending() {
                 guard let waiting = OutcomeReport(query: Substring(query)), waiting.outcome == .serving,
-                      superseding.contains(waiting.package + " " + waiting.release) else { continue }
+                      superseding.contains(Self.slot(of: waiting)) else { continue }
                 unlink(file)
             }
         }
@@ -55,6 +54,12 @@ struct ReportSpool {
         try FileSystem.writeAtomically(try JSONEncoder().encode(last), to: directory + "/last.json")
         let all = try waiting()
         for name in all.prefix(max(0, all.count - Self.limit)) { unlink(directory + "/" + name) }
+    }
+
+    /// Where `last.json` remembers `report`: its package, or for serving totals `PACKAGE RELEASE`
+    /// (a version's signals are remembered apart from its package's outcome, which they do not replace).
+    private static func slot(of report: OutcomeReport) -> String {
+        report.outcome == .serving ? report.package + " " + report.release : report.package
     }
 
     /// Forgets the last signals reported of the versions `isGone` says were removed, so

@@ -98,7 +98,7 @@ public struct RolloutWatch: Sendable {
         var evidence = "\(failed) of \(devices) devices failed (\(Self.percent(rate)), 95 % interval "
             + "\(Self.percent(interval95.lowerBound)) to \(Self.percent(interval95.upperBound)))"
         var breach: String?
-        if failed >= Self.minFailures, rate > maxFailureRate, devices >= minDevices || interval95.lowerBound > maxFailureRate {
+        if confidentlyAbove(maxFailureRate, count: failed, of: devices, rate: rate, interval: interval95) {
             breach = "\(evidence), above \(Self.percent(maxFailureRate))"
         }
         var notFoundAbove = false
@@ -109,8 +109,7 @@ public struct RolloutWatch: Sendable {
                 + "\(Self.percent(range.lowerBound)) to \(Self.percent(range.upperBound)))"
             evidence += "; " + found
             notFoundAbove = share > maxNotFoundRate
-            if breach == nil, met >= Self.minFailures, notFoundAbove,
-               serving >= minDevices || range.lowerBound > maxNotFoundRate {
+            if breach == nil, confidentlyAbove(maxNotFoundRate, count: met, of: serving, rate: share, interval: range) {
                 breach = "\(found), above \(Self.percent(maxNotFoundRate))"
             }
         }
@@ -155,6 +154,14 @@ public struct RolloutWatch: Sendable {
         _ = try publisher.setRolloutHoldingLock(name: name, percent: next, force: false, signer: signer)
         try remember(StepSeen(version: entry.version, percent: next, since: now.timeIntervalSince1970))
         return Verdict(decision: .advance, version: entry.version, percent: next, line: line)
+    }
+
+    /// Whether `count` of `devices` (a share `rate`, 95 % `interval`) is enough to halt at
+    /// `threshold`: at least ``minFailures`` of them, above it, with ``minDevices`` devices or
+    /// the whole interval above it.
+    private func confidentlyAbove(_ threshold: Double, count: Int, of devices: Int, rate: Double,
+                                  interval: ClosedRange<Double>) -> Bool {
+        count >= Self.minFailures && rate > threshold && (devices >= minDevices || interval.lowerBound > threshold)
     }
 
     /// When this step of this release was first seen: from the state file, or now.

@@ -114,8 +114,9 @@ public final class Resolver: Sendable {
         case .local(let answer, _):
             stream(answer, to: entry)
         case .miss(let miss):
-            if Self.countsAsSignal(request, miss.resourceClass) { miss.match?.route.mount.signals?.countOriginFallback() }
-            upstream.fetch(upstreamPlan(request, for: miss), for: entry)
+            let plan = upstreamPlan(request, for: miss)
+            plan.signals?.countOriginFallback()
+            upstream.fetch(plan, for: entry)
         }
     }
 

@@ -50,8 +50,9 @@ public struct Updater: Sendable {
     public var reporting: OutcomeReporting?
     /// Local times in which a new version may become active; empty: any time. Outside them a
     /// new version is installed and waits (``UpdateReport/Action/pending``), unless its release
-    /// is ``ManifestEntry/critical`` or nothing is active yet (a first install). While one waits, the manifest is fetched in full each run
-    /// (no validators kept), so the run that opens the window sees the version.
+    /// is ``ManifestEntry/critical``, nothing is active yet (a first install), or the active
+    /// version is revoked. While one waits, the manifest is fetched in full each run (no
+    /// validators kept), so the run that opens the window sees the version.
     public var activationWindows: [ActivationWindow]
 
     /// The default ``maxManifestSize``: 1 MiB, some 2,000 packages.
@@ -153,9 +154,10 @@ public struct Updater: Sendable {
                try store.heldVersions(of: entry.name).contains(version) {
                 offered = nil  // held: fall back on the store rather than stay on a revoked version
             }
-            if let waiting = try store.pendingVersion(of: entry.name), waiting != offered?.version {
-                try store.clearPending(entry.name)  // the manifest moved on: no longer wanted
-            }
+            // A version waiting for a window stops waiting once it is no longer offered, or
+            // below, once it becomes active.
+            let waiting = try store.pendingVersion(of: entry.name)
+            if let waiting, waiting != offered?.version { try store.clearPending(entry.name) }
             guard let target = offered else {
                 if let active, entry.revoked.contains(active) {
                     label = "\(entry.name) \(active)"
@@ -174,7 +176,7 @@ public struct Updater: Sendable {
             label = "\(target.name) \(target.version)"
             let installed = try store.record(of: target.name, version: target.version)
             if active == target.version {
-                try store.clearPending(target.name)
+                if waiting != nil { try store.clearPending(target.name) }
                 guard let installed, installed.entry.sha256 != target.sha256 else { return outcome }
                 throw PkgError(.invalidArgument,
                                "re-published with another bundle (sha256 \(target.sha256.prefix(12))…, installed "
@@ -199,7 +201,7 @@ public struct Updater: Sendable {
                 outcome.action = .pending
                 return outcome
             }
-            try store.clearPending(target.name)
+            if waiting != nil { try store.clearPending(target.name) }
             try activate(target)
         } catch {
             var message = "\(error)"

@@ -15,9 +15,7 @@ import Testing
     }
 
     private func pack(_ version: String, _ extra: [String] = [], from source: String? = nil) throws {
-        let packed = try PkgctlProcess.run(["pack", BundleFixtures.demoSource(source ?? version), "--name", "demo", "--version", version,
-                                            "--out", out, "--route", "www.example.com/app", "--delta-from", "0"] + extra)
-        #expect(packed.status == 0, "\(packed.stderr)")
+        try BundleFixtures.packDemo(version, into: out, from: source, extra)
     }
 
     private func watch(_ log: String, _ extra: [String]) throws -> PkgctlProcess.Result {

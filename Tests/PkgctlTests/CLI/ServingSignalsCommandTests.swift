@@ -20,9 +20,7 @@ import Testing
     }
 
     private func pack(_ version: String, _ extra: [String] = [], from source: String? = nil) throws {
-        let packed = try PkgctlProcess.run(["pack", BundleFixtures.demoSource(source ?? version), "--name", "demo", "--version", version,
-                                            "--out", out, "--route", "www.example.com/app", "--delta-from", "0"] + extra)
-        #expect(packed.status == 0, "\(packed.stderr)")
+        try BundleFixtures.packDemo(version, into: out, from: source, extra)
     }
 
     private func update(_ store: String, deviceID: String = "device-1", _ extra: [String] = []) throws -> PkgctlProcess.Result {

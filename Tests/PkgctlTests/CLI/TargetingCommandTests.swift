@@ -18,10 +18,7 @@ import Testing
     }
 
     private func pack(_ version: String, from source: String? = nil, _ extra: [String] = []) throws {
-        let packed = try PkgctlProcess.run(["pack", BundleFixtures.demoSource(source ?? version), "--name", "demo",
-                                            "--version", version, "--out", out, "--route", "www.example.com/app",
-                                            "--delta-from", "0"] + extra)
-        #expect(packed.status == 0, "\(packed.stderr)")
+        try BundleFixtures.packDemo(version, into: out, from: source, extra)
     }
 
     /// `pkgctl update` run with its clock at `time` (UTC, 27 Nov 2026), keeping the window 02:00-04:00.

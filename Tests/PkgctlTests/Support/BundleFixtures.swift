@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import PkgCore
 
 /// Source trees and published origins for update tests.
@@ -13,6 +14,14 @@ enum BundleFixtures {
     /// `sample-bundles/demo/VERSION`.
     static func demoSource(_ version: String) -> String {
         repository + "/sample-bundles/demo/" + version
+    }
+
+    /// Publishes `sample-bundles/demo/SOURCE` (default: VERSION) as demo VERSION into `out` with
+    /// the `pkgctl pack` command (route www.example.com/app, no tree deltas) and `extra`; expects it to succeed.
+    static func packDemo(_ version: String, into out: String, from source: String? = nil, _ extra: [String] = []) throws {
+        let packed = try PkgctlProcess.run(["pack", demoSource(source ?? version), "--name", "demo", "--version", version,
+                                            "--out", out, "--route", "www.example.com/app", "--delta-from", "0"] + extra)
+        #expect(packed.status == 0, "\(packed.stderr)")
     }
 
     /// Publishes the demo versions into `origin` (zips + manifest.json) and returns their entries;
