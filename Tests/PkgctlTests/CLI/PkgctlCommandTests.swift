@@ -92,18 +92,15 @@ import Testing
     /// active version.
     @Test func keygenRefusesEitherExistingFileAndStatusListsOnlyActivePackages() throws {
         let keys = temp.path + "/keys"
-        #expect(try PkgctlProcess.run(["keygen", "--out", keys, "--name", "a"]).status == 0)
-        try FileManager.default.removeItem(atPath: keys + "/a.key")
-        let pubOnly = try PkgctlProcess.run(["keygen", "--out", keys, "--name", "a"])
-        #expect(pubOnly.status == 1)
-        #expect(pubOnly.stderr == "pkgctl: \(keys)/a.pub already exists; refusing to overwrite a key\n")
-        #expect(!FileManager.default.fileExists(atPath: keys + "/a.key"), "nothing half-made")
-        #expect(try PkgctlProcess.run(["keygen", "--out", keys, "--name", "b"]).status == 0)
-        try FileManager.default.removeItem(atPath: keys + "/b.pub")
-        let keyOnly = try PkgctlProcess.run(["keygen", "--out", keys, "--name", "b"])
-        #expect(keyOnly.status == 1)
-        #expect(keyOnly.stderr == "pkgctl: \(keys)/b.key already exists; refusing to overwrite a key\n")
-        #expect(!FileManager.default.fileExists(atPath: keys + "/b.pub"), "nothing half-made")
+        // Only the .pub left, then only the .key: either one is refused, and the other is not made.
+        for (name, kept, removed) in [("a", "pub", "key"), ("b", "key", "pub")] {
+            #expect(try PkgctlProcess.run(["keygen", "--out", keys, "--name", name]).status == 0)
+            try FileManager.default.removeItem(atPath: "\(keys)/\(name).\(removed)")
+            let refused = try PkgctlProcess.run(["keygen", "--out", keys, "--name", name])
+            #expect(refused.status == 1)
+            #expect(refused.stderr == "pkgctl: \(keys)/\(name).\(kept) already exists; refusing to overwrite a key\n")
+            #expect(!FileManager.default.fileExists(atPath: "\(keys)/\(name).\(removed)"), "nothing half-made")
+        }
 
         try BundleFixtures.publishDemo(["1.0.0"], into: origin)
         #expect(try PkgctlProcess.run(["update", "--root", root, "--manifest", manifestURL]).status == 0)
