@@ -37,7 +37,7 @@ struct FleetReportCommand: ParsableCommand {
             var line = "\(release.package) \(release.release): \(release.devices.count) devices, \(release.installs) installed"
             line += ", \(release.outcomes[.rolledBack]?.count ?? 0) rolled back" + Self.breakdown(release.rollbackCauses)
             line += ", \(release.outcomes[.failed]?.count ?? 0) failed" + Self.breakdown(release.failureCodes)
-            for outcome in [OutcomeReport.Outcome.held, .revoked, .staged, .pending] {
+            for outcome in [OutcomeReport.Outcome.held, .revoked, .staged, .pending, .incompatible] {
                 if let devices = release.outcomes[outcome], !devices.isEmpty { line += ", \(devices.count) \(outcome.rawValue)" }
             }
             line += "; failure rate \(Self.percent(release.failureRate)) of \(release.triedDevices) that tried it"

@@ -47,6 +47,9 @@ struct FleetWatchCommand: ParsableCommand {
         "Devices that must report the release before it advances.", valueName: "n"))
     var minDevices: Int
 
+    @Option(help: RuntimeRangeArgument.help)
+    var runtime: String?
+
     @Flag(name: .customLong("dry-run"), help: "Print the decision; change nothing.")
     var dryRun = false
 
@@ -68,6 +71,7 @@ struct FleetWatchCommand: ParsableCommand {
             throw ValidationError("--max-404-rate must be 0 to 100")
         }
         guard minDevices >= 1 else { throw ValidationError("--min-devices must be at least 1") }
+        _ = try RuntimeRangeArgument.parse(runtime, package: name)
     }
 
     private var parsedSteps: [Double]? {
@@ -83,7 +87,8 @@ struct FleetWatchCommand: ParsableCommand {
         }
         let watch = RolloutWatch(outputDirectory: out, name: name, steps: parsedSteps ?? [],
                                  interval: DurationText.parse(interval) ?? 0, maxFailureRate: maxFailureRate / 100,
-                                 minDevices: minDevices, maxNotFoundRate: maxNotFoundRate.map { $0 / 100 })
+                                 minDevices: minDevices, maxNotFoundRate: maxNotFoundRate.map { $0 / 100 },
+                                 runtime: try RuntimeRangeArgument.parse(runtime, package: name))
         let verdict = try reportingErrors { try watch.run(tally, dryRun: dryRun, signer: try signing.signer()) }
         print(verdict.line)
     }

@@ -55,6 +55,9 @@ struct PackCommand: ParsableCommand {
     @Flag(help: "Mark the release critical: devices activate it at once, whatever their --activate-window.")
     var critical = false
 
+    @Option(help: RuntimeRangeArgument.help)
+    var runtime: String?
+
     @OptionGroup var signing: SigningOptions
 
     func validate() throws {
@@ -63,6 +66,7 @@ struct PackCommand: ParsableCommand {
         for text in header where PackageHeader(argument: text) == nil {
             throw ValidationError("--header '\(String(text.prefix(200)))' must be 'GLOB: Name: value'")
         }
+        _ = try RuntimeRangeArgument.parse(runtime, package: name)
     }
 
     func run() throws {
@@ -72,6 +76,7 @@ struct PackCommand: ParsableCommand {
                                                         spaFallback: spaFallback, immutable: immutable,
                                                         headers: header.compactMap(PackageHeader.init(argument:)),
                                                         deltaFrom: deltaFrom, critical: critical,
+                                                        runtime: try RuntimeRangeArgument.parse(runtime, package: name),
                                                         signer: try signing.signer())
         }
         print("\(out)/\(entry.url)  \(entry.size) bytes  sha256 \(entry.sha256)")

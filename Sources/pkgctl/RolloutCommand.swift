@@ -26,6 +26,9 @@ struct RolloutCommand: ParsableCommand {
     @Option(help: ArgumentHelp("File of device ids to pin to the release, one a line.", valueName: "file"))
     var devices: String?
 
+    @Option(help: RuntimeRangeArgument.help)
+    var runtime: String?
+
     @Flag(help: "Allow lowering the percentage.")
     var force = false
 
@@ -36,12 +39,14 @@ struct RolloutCommand: ParsableCommand {
         if let percent, !(0...100).contains(percent) {
             throw ValidationError("percent must be 0 to 100 (got \(DecimalText.tenths(percent, droppingZeroTenth: true)))")
         }
+        _ = try RuntimeRangeArgument.parse(runtime, package: name)
     }
 
     func run() throws {
         let pinned = try devices.map { file in try reportingErrors { try DeviceList.read(file) } }
         let entry = try reportingErrors {
-            try Publisher(outputDirectory: out).setRollout(name: name, percent: percent, devices: pinned, force: force,
+            try Publisher(outputDirectory: out).setRollout(name: name, runtime: try RuntimeRangeArgument.parse(runtime, package: name),
+                                                           percent: percent, devices: pinned, force: force,
                                                            signer: try signing.signer())
         }
         var share = entry.rollout.map { $0.share + " of devices" } ?? "every device"

@@ -8,9 +8,14 @@ struct StatusCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
-    @Flag(help: ArgumentHelp("Print {\"packages\":[{\"name\",\"version\",\"path\",\"retained\",\"routes\",\"held\",\"trial\",\"pending\"}],"
+    @Flag(help: ArgumentHelp("Print {\"packages\":[{\"name\",\"version\",\"path\",\"retained\",\"routes\",\"held\",\"trial\",\"pending\","
+          + "\"runtime\",\"incompatible\"}],\"notServed\":[{\"name\",\"version\",\"range\",\"runtime\"}],"
           + "\"manifest\":{\"sequence\",\"expires\",\"expired\"}} on stdout."))
     var json = false
+
+    @Option(help: ArgumentHelp("The host app's version, to flag active versions whose runtime range excludes it "
+                               + "(default: update.runtime from the config or environment).", valueName: "version"))
+    var runtime: String?
 
     private struct Listing: Encodable {
         struct Package: Encodable {
@@ -23,6 +28,10 @@ struct StatusCommand: AsyncParsableCommand {
             var trial: String?
             /// A version installed and waiting for an activation window.
             var pending: String?
+            /// The host runtimes the active version was published for; nil: any.
+            var runtime: String?
+            /// Whether that range excludes the host's runtime (the next update leaves the version).
+            var incompatible: Bool
         }
         /// The newest signed manifest accepted; absent when none was.
         struct Manifest: Encodable {
@@ -31,31 +40,60 @@ struct StatusCommand: AsyncParsableCommand {
             var expired: Bool
         }
         var packages: [Package]
+        /// Packages no longer served because their version does not fit the host runtime.
+        var notServed: [NotServed]
         var manifest: Manifest?
+
+        struct NotServed: Encodable {
+            var name: String
+            var version: String
+            var range: String
+            var runtime: String
+        }
     }
 
     func run() async throws {
-        let store = try await self.store.packageStore(json: json)
+        var flags = FlagSettings()
+        flags.set("update.runtime", runtime)
+        let layers = try await self.store.layers(flags: flags, json: json)
+        let (store, hostRuntime) = try reportingErrors(json: json) {
+            (try self.store.packageStore(layers), try UpdateSettings.runtime(layers))
+        }
         let listing = try reportingErrors(json: json) {
             let manifest = try store.acceptedManifest().map {
                 Listing.Manifest(sequence: $0.sequence, expires: $0.expires.formatted(Date.ISO8601FormatStyle()), expired: $0.expires < Date())
             }
+            let notServed = try store.incompatibleVersions().sorted { $0.key < $1.key }.compactMap { name, version in
+                store.activeVersion(of: name) == nil
+                    ? Listing.NotServed(name: name, version: version.version, range: version.range, runtime: version.runtime) : nil
+            }
             return Listing(packages: try store.activePackages().map {
-                .init(name: $0.name, version: $0.version, path: $0.directory, retained: $0.retainedVersions,
-                      routes: $0.routes, held: try store.heldVersions(of: $0.name),
-                      trial: try store.trial(of: $0.name)?.version, pending: try store.pendingVersion(of: $0.name))
-            }, manifest: manifest)
+                let range = try store.record(of: $0.name, version: $0.version)?.entry.runtime
+                let fits = hostRuntime.map { runtime in range.flatMap(RuntimeRange.init)?.contains(runtime) ?? true } ?? true
+                return .init(name: $0.name, version: $0.version, path: $0.directory, retained: $0.retainedVersions,
+                             routes: $0.routes, held: try store.heldVersions(of: $0.name),
+                             trial: try store.trial(of: $0.name)?.version, pending: try store.pendingVersion(of: $0.name),
+                             runtime: range, incompatible: !fits)
+            }, notServed: notServed, manifest: manifest)
         }
         if json {
             try Output.printJSON(listing)
             return
         }
-        if listing.packages.isEmpty { print("no packages installed under \(store.layout.root)") }
+        if listing.packages.isEmpty, listing.notServed.isEmpty { print("no packages installed under \(store.layout.root)") }
         for package in listing.packages {
             print("\(package.name) \(package.version)\(package.trial == nil ? "" : " (on trial)")  \(package.path)")
             print("  retained: \(package.retained.joined(separator: ", "))")
             if !package.held.isEmpty { print("  held: \(package.held.joined(separator: ", "))") }
             if let pending = package.pending { print("  pending: \(pending) (installed; activates inside an activation window)") }
+            if let range = package.runtime {
+                print("  runtime: \(range)" + (package.incompatible ? " (INCOMPATIBLE with runtime \(hostRuntime?.text ?? "-"); "
+                                                + "the next update leaves it)" : ""))
+            }
+        }
+        for package in listing.notServed {
+            print("\(package.name): not served: \(package.version) is for '\(package.range)', not runtime \(package.runtime); "
+                  + "update installs a release that fits once one is published")
         }
         if let manifest = listing.manifest {
             print("signed manifest: sequence \(manifest.sequence), "

@@ -110,6 +110,11 @@ struct UpdateCommand: AsyncParsableCommand {
         valueName: "window"))
     var activateWindows: [String] = []
 
+    @Option(help: ArgumentHelp(
+        "The host app's version (e.g. 3.1.0): each package installs its newest release whose runtime range holds it; "
+            + "an active version outside its range is left at once.", valueName: "version"))
+    var runtime: String?
+
     @Flag(name: .customLong("print-device-id"), help: ArgumentHelp(
         "Print this device's id (the one staged rollouts and `pkgctl rollout --devices` use) and exit."))
     var printDeviceID = false
@@ -142,6 +147,7 @@ struct UpdateCommand: AsyncParsableCommand {
         flags.set("update.report", off: noReport)
         flags.set("update.report-url", reportURL)
         flags.set("update.activate-window", activateWindows)
+        flags.set("update.runtime", runtime)
         return flags
     }
 
@@ -182,7 +188,7 @@ struct UpdateCommand: AsyncParsableCommand {
             timeLimit: settings.deadline,
             reporting: settings.report ? OutcomeReporting(url: settings.reportURL, client: Pkgctl.configuration.version)
                                        : nil,
-            activationWindows: settings.activateWindows)
+            activationWindows: settings.activateWindows, runtime: settings.runtime)
         let quiet = settings.quiet
         let bar = (quiet || json || !Output.stderrIsTerminal) ? nil : ProgressBar()
         let report = try reportingErrors(json: json) {
@@ -230,8 +236,12 @@ struct UpdateCommand: AsyncParsableCommand {
                 print("\(outcome.name): \(outcome.to) is revoked; nothing installed")
             case .revoked:
                 print("\(outcome.name): \(outcome.from ?? "-") was revoked; switched back to \(outcome.to)")
+            case .incompatible:
+                print(outcome.detail ?? "\(outcome.name): no release fits this runtime")
+                continue
             case .failed, .rolledBack: break
             }
+            if let detail = outcome.detail { print(detail) }
         }
         for removed in report.removed { print("removed \(removed)") }
     }

@@ -10,14 +10,16 @@ import FoundationEssentials
 /// Unknown fields are ignored. A signed manifest is this JSON inside a
 /// DSSE envelope (see ``TrustPolicy``), with ``sequence`` and ``expires`` set.
 public struct Manifest: Codable, Sendable, Hashable {
-    /// The schema versions this build understands: 1, and 2 for a manifest
-    /// with staged rollouts or revocations, which a build that would ignore
-    /// them (and install a staged version everywhere) must refuse.
-    public static let supportedSchemaVersions = 1...2
+    /// The schema versions this build understands: 1; 2 for a manifest with staged
+    /// rollouts or revocations, which a build that would ignore them (and install a staged
+    /// version everywhere) must refuse; 3 for one whose releases name host runtimes
+    /// (``ManifestEntry/runtime``), which a build that would install a release built for
+    /// another host must refuse.
+    public static let supportedSchemaVersions = 1...3
 
-    /// 1, or 2 when an entry has a rollout or revoked versions.
+    /// 1; 2 when an entry has a rollout or revoked versions; 3 when one names a runtime.
     public var schemaVersion: Int
-    /// The published packages; names are unique.
+    /// The published packages: a name once per runtime range (``ManifestEntry/runtime``).
     public var packages: [ManifestEntry]
     /// In a signed manifest: raised by every signing; a device never accepts one
     /// below the highest it has accepted (replay of an old release). At most
@@ -57,7 +59,11 @@ public struct Manifest: Codable, Sendable, Hashable {
     public func validate(source: String) throws {
         guard Self.supportedSchemaVersions.contains(schemaVersion) else {
             throw PkgError(.malformedManifest,
-                           "manifest \(source): schemaVersion \(schemaVersion) is not supported (expected 1 or 2)")
+                           "manifest \(source): schemaVersion \(schemaVersion) is not supported (expected 1 to 3)")
+        }
+        if schemaVersion < 3, packages.contains(where: { $0.runtime != nil }) {
+            throw PkgError(.malformedManifest,
+                           "manifest \(source): 'runtime' needs schemaVersion 3, so older clients refuse it")
         }
         if schemaVersion < 2, packages.contains(where: { $0.rollout != nil || !$0.revoked.isEmpty }) {
             throw PkgError(.malformedManifest,
@@ -67,18 +73,20 @@ public struct Manifest: Codable, Sendable, Hashable {
             throw PkgError(.malformedManifest,
                            "manifest \(source): sequence \(sequence) is above the largest allowed, \(Self.maxSequence)")
         }
-        var seen = Set<String>()
+        var seen = Set<ReleaseSlot>()
         for entry in packages {
             try entry.validate(source: source)
-            guard seen.insert(entry.name).inserted else {
-                throw PkgError(.malformedManifest, "manifest \(source): package '\(entry.name)' is listed twice")
+            guard seen.insert(ReleaseSlot(entry)).inserted else {
+                throw PkgError(.malformedManifest, "manifest \(source): package '\(entry.name)' is listed twice"
+                               + (entry.runtime.map { " for runtime '\($0.escapedForMessage)'" } ?? ""))
             }
         }
     }
 
     /// The lowest schema version that describes these packages.
     var requiredSchemaVersion: Int {
-        packages.contains(where: { $0.rollout != nil || !$0.revoked.isEmpty }) ? 2 : 1
+        if packages.contains(where: { $0.runtime != nil }) { return 3 }
+        return packages.contains(where: { $0.rollout != nil || !$0.revoked.isEmpty }) ? 2 : 1
     }
 
     /// JSON with sorted keys and indentation, as `pkgctl pack` writes it.

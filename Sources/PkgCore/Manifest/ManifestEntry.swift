@@ -34,6 +34,9 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
     /// A release that becomes active at once, whatever the device's activation windows
     /// (a security fix); written only when true.
     public var critical = false
+    /// The host runtimes the release fits, a ``RuntimeRange`` as written (`>=2.3.0 <3.0.0`);
+    /// nil: any. A manifest may list one package once per range.
+    public var runtime: String?
 
     /// An entry; call ``validate(source:)`` before trusting it.
     public init(name: String, version: String, url: String, sha256: String, size: UInt64, routes: [String] = [],
@@ -50,7 +53,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case name, version, url, sha256, size, routes, rollout, revoked, index, spaFallback, deltas, immutable, headers
-        case critical
+        case critical, runtime
     }
 
     /// Decodes an entry; `routes`, `rollout` and `revoked` may be absent and `size` must not be negative.
@@ -76,6 +79,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         immutable = try container.decodeIfPresent([String].self, forKey: .immutable) ?? []
         headers = try container.decodeIfPresent([PackageHeader].self, forKey: .headers) ?? []
         critical = try container.decodeIfPresent(Bool.self, forKey: .critical) ?? false
+        runtime = try container.decodeIfPresent(String.self, forKey: .runtime)
     }
 
     /// Encodes the entry, leaving out an absent rollout and an empty revocation list.
@@ -95,6 +99,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         if !immutable.isEmpty { try container.encode(immutable, forKey: .immutable) }
         if !headers.isEmpty { try container.encode(headers, forKey: .headers) }
         if critical { try container.encode(critical, forKey: .critical) }
+        try container.encodeIfPresent(runtime, forKey: .runtime)
     }
 
     /// Checks that name and version are safe directory names and the hash is SHA-256 hex.
@@ -122,6 +127,9 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         if let spaFallback, case .failure(let refusal) = EntryName.validate(spaFallback) {
             throw fail("spaFallback '\(spaFallback.escapedForMessage)': \(refusal.reason)")
         }
+        if let runtime, let refusal = RuntimeRange.refusal(runtime) {
+            throw fail("runtime '\(runtime.escapedForMessage)' is not a semver range: \(refusal)")
+        }
         try rollout?.validate(source: source, package: name)
         if let index {
             guard index.sha256.isSHA256Hex else {
@@ -137,6 +145,9 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
             if let refusal = header.refusal() { throw fail("header: " + refusal) }
         }
     }
+
+    /// ``runtime`` parsed; nil: any runtime (or, before ``validate(source:)``, not a range).
+    public var runtimeRange: RuntimeRange? { runtime.flatMap(RuntimeRange.init) }
 
     /// The zip's absolute URL: `url` resolved against the manifest's URL.
     public func resolvedURL(relativeTo manifestURL: String) throws -> String {

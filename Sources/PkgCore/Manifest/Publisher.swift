@@ -36,17 +36,21 @@ public struct Publisher: Sendable {
     /// never changing (``ManifestEntry/immutable``), `headers` response headers for some files
     /// (``ManifestEntry/headers``); a glob of either that matches no file is refused. A `critical`
     /// release activates at once on devices that keep activation windows (``ManifestEntry/critical``).
+    /// With `runtime`, the release is for hosts in that range (``ManifestEntry/runtime``): it
+    /// replaces only the package's release for an equal range, and the others stay listed.
     @discardableResult
     public func publish(source: String, name: String, version: String, routes: [String] = [],
                         rolloutPercent: Double? = nil, force: Bool = false, precompress: Bool = false,
                         spaFallback: String? = nil, immutable: [String] = [], headers: [PackageHeader] = [],
-                        deltaFrom: Int = 3, critical: Bool = false,
+                        deltaFrom: Int = 3, critical: Bool = false, runtime: RuntimeRange? = nil,
                         signer: ManifestSigner? = nil) throws -> ManifestEntry {
         try FileSystem.makeDirectories(outputDirectory)
         let lock = try lockOutput()
         defer { withExtendedLifetime(lock) {} }
         var manifest = try readManifest(signer: signer)
-        let previous = manifest.packages.first { $0.name == name }
+        let slot = ReleaseSlot(name: name, runtime: runtime)
+        let previous = manifest.packages.first { ReleaseSlot($0) == slot }
+        let revokedBefore = Self.revocations(of: name, in: manifest)
 
         let fileName = "\(name)-\(version).zip"
         var placeholder = ManifestEntry(name: name, version: version, url: fileName,
@@ -58,7 +62,7 @@ public struct Publisher: Sendable {
         if let rolloutPercent, !(0...100).contains(rolloutPercent) {
             throw PkgError(.invalidArgument, "rollout percent must be 0 to 100 (got \(rolloutPercent))")
         }
-        if previous?.revoked.contains(version) == true {
+        if revokedBefore.contains(version) {
             throw PkgError(.invalidArgument, "\(name) \(version) is revoked; publish another version")
         }
         if let rolloutPercent, rolloutPercent < 100, let previous, let unfinished = previous.rollout, !force {
@@ -90,7 +94,8 @@ public struct Publisher: Sendable {
             let digest = try FileHasher.hash(file: zipPath)
             var entry = ManifestEntry(name: name, version: version, url: fileName,
                                       sha256: digest.sha256, size: digest.size, routes: routes,
-                                      revoked: previous?.revoked ?? [])
+                                      revoked: revokedBefore)
+            entry.runtime = runtime?.text
             entry.spaFallback = spaFallback
             entry.immutable = immutable
             entry.headers = headers
@@ -121,23 +126,25 @@ public struct Publisher: Sendable {
     /// every device installs it. A lower percentage is refused unless `force`: devices that
     /// already installed the version keep it either way. `devices` (nil: kept; empty: none)
     /// pins device ids to the release whatever the percentage (``Rollout/devices``, salted
-    /// hashes); pins need a release still rolling out.
+    /// hashes); pins need a release still rolling out. A package with releases for several
+    /// runtimes needs `runtime`, the range of the release meant.
     @discardableResult
-    public func setRollout(name: String, percent: Double?, devices: [String]? = nil, force: Bool = false,
-                           signer: ManifestSigner? = nil) throws -> ManifestEntry {
+    public func setRollout(name: String, runtime: RuntimeRange? = nil, percent: Double?, devices: [String]? = nil,
+                           force: Bool = false, signer: ManifestSigner? = nil) throws -> ManifestEntry {
         let lock = try lockOutput()
         defer { withExtendedLifetime(lock) {} }
-        return try setRolloutHoldingLock(name: name, percent: percent, devices: devices, force: force, signer: signer)
+        return try setRolloutHoldingLock(name: name, runtime: runtime, percent: percent, devices: devices, force: force,
+                                         signer: signer)
     }
 
-    /// ``setRollout(name:percent:devices:force:signer:)`` for a caller that holds ``lockPath``.
-    func setRolloutHoldingLock(name: String, percent: Double?, devices: [String]? = nil, force: Bool,
-                               signer: ManifestSigner?) throws -> ManifestEntry {
+    /// ``setRollout(name:runtime:percent:devices:force:signer:)`` for a caller that holds ``lockPath``.
+    func setRolloutHoldingLock(name: String, runtime: RuntimeRange?, percent: Double?, devices: [String]? = nil,
+                               force: Bool, signer: ManifestSigner?) throws -> ManifestEntry {
         if let percent, !(0...100).contains(percent) {
             throw PkgError(.invalidArgument, "percent must be 0 to 100 (got \(percent))")
         }
         var manifest = try readManifest(signer: signer)
-        var entry = try package(name, in: manifest)
+        var entry = try release(of: name, runtime: runtime, in: manifest)
         if entry.revoked.contains(entry.version) {
             throw PkgError(.invalidArgument, "\(name) \(entry.version) is revoked; publish another version")
         }
@@ -172,8 +179,9 @@ public struct Publisher: Sendable {
 
     /// Withdraws `version` of `name`: devices never install it again, and one
     /// running it switches back to its newest retained version that is not
-    /// revoked. When it is the version the manifest names, the entry goes back to
-    /// the version named before it (from its rollout), if there is one.
+    /// revoked. Every release of the package (one per runtime range) lists it; the
+    /// release that names it goes back to the version named before it (from its
+    /// rollout), if there is one. Returns that release (the first, when none names it).
     @discardableResult
     public func revoke(name: String, version: String, signer: ManifestSigner? = nil) throws -> ManifestEntry {
         let lock = try lockOutput()
@@ -184,19 +192,28 @@ public struct Publisher: Sendable {
     /// ``revoke(name:version:signer:)`` for a caller that holds ``lockPath``.
     func revokeHoldingLock(name: String, version: String, signer: ManifestSigner?) throws -> ManifestEntry {
         var manifest = try readManifest(signer: signer)
-        var entry = try package(name, in: manifest)
+        let releases = manifest.packages.filter { $0.name == name }
+        guard !releases.isEmpty else {
+            throw PkgError(.invalidArgument, "manifest \(manifestPath) has no package '\(name.escapedForMessage)'")
+        }
         guard ManifestEntry.isSafeComponent(version) else {
             throw PkgError(.invalidArgument, "version '\(version.escapedForMessage)' is not a valid version")
         }
-        let revoked = entry.revoked.contains(version) ? entry.revoked : entry.revoked + [version]
-        if entry.version == version, let previous = entry.rollout?.previous, !revoked.contains(previous.version) {
-            entry = previous.entry(name: name)
-        } else if entry.rollout?.previous?.version == version {
-            entry.rollout?.previous = nil
+        let before = Self.revocations(of: name, in: manifest)
+        let revoked = before.contains(version) ? before : before + [version]
+        var changed: [ManifestEntry] = []
+        for var entry in releases {
+            if entry.version == version, let previous = entry.rollout?.previous, !revoked.contains(previous.version) {
+                entry = previous.entry(name: name)
+            } else if entry.rollout?.previous?.version == version {
+                entry.rollout?.previous = nil
+            }
+            entry.revoked = revoked
+            changed.append(entry)
         }
-        entry.revoked = revoked
-        try replace(entry, in: &manifest, signer: signer)
-        return entry
+        try replace(changed, in: &manifest, signer: signer)
+        let named = releases.firstIndex { $0.version == version || $0.rollout?.previous?.version == version }
+        return changed[named ?? 0]
     }
 
     /// Writes every file of the bundle as an object (once: objects are named by
@@ -253,18 +270,48 @@ public struct Publisher: Sendable {
         return existing?.manifest ?? Manifest()
     }
 
-    private func package(_ name: String, in manifest: Manifest) throws -> ManifestEntry {
-        guard let entry = manifest.packages.first(where: { $0.name == name }) else {
+    /// `name`'s release for `runtime`; with no runtime, its only release. A package with
+    /// releases for several runtimes, or none for `runtime`, is refused in one line.
+    func release(of name: String, runtime: RuntimeRange?, in manifest: Manifest) throws -> ManifestEntry {
+        let releases = manifest.packages.filter { $0.name == name }
+        guard !releases.isEmpty else {
             throw PkgError(.invalidArgument, "manifest \(manifestPath) has no package '\(name.escapedForMessage)'")
+        }
+        if runtime == nil, releases.count > 1 {
+            let ranges = releases.map { "'" + ($0.runtime ?? "*") + "'" }.joined(separator: ", ")
+            throw PkgError(.invalidArgument, "\(name) has releases for several runtimes (\(ranges)); name one with --runtime")
+        }
+        guard let entry = runtime == nil ? releases.first : releases.first(where: { $0.runtimeRange == runtime }) else {
+            throw PkgError(.invalidArgument, "\(name) has no release for runtime '\(runtime?.text ?? "")'")
         }
         return entry
     }
 
+    /// Every version of `name` revoked by any of its releases, in the order first listed.
+    static func revocations(of name: String, in manifest: Manifest) -> [String] {
+        var revoked: [String] = []
+        for version in manifest.packages.filter({ $0.name == name }).flatMap(\.revoked) where !revoked.contains(version) {
+            revoked.append(version)
+        }
+        return revoked
+    }
+
     private func replace(_ entry: ManifestEntry, in manifest: inout Manifest, signer: ManifestSigner?) throws {
-        try entry.validate(source: manifestPath)
-        manifest.packages.removeAll { $0.name == entry.name }
-        manifest.packages.append(entry)
-        manifest.packages.sort { $0.name < $1.name }
+        try replace([entry], in: &manifest, signer: signer)
+    }
+
+    /// Puts `entries` in the manifest in place of the releases of their slots, and writes it.
+    private func replace(_ entries: [ManifestEntry], in manifest: inout Manifest, signer: ManifestSigner?) throws {
+        for entry in entries { try entry.validate(source: manifestPath) }
+        let slots = Set(entries.map(ReleaseSlot.init))
+        manifest.packages.removeAll { slots.contains(ReleaseSlot($0)) }
+        manifest.packages += entries
+        // By name, then newest release first: a stable order, so re-signing the same releases changes nothing.
+        manifest.packages.sort { a, b in
+            if a.name != b.name { return a.name < b.name }
+            if PackageVersion(a.version) != PackageVersion(b.version) { return PackageVersion(b.version) < PackageVersion(a.version) }
+            return (a.runtime ?? "") < (b.runtime ?? "")
+        }
         manifest.schemaVersion = manifest.requiredSchemaVersion
         try PublishedManifest.write(manifest, to: manifestPath, signer: signer)
     }

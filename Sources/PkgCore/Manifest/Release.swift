@@ -24,6 +24,8 @@ public struct Release: Codable, Sendable, Hashable {
     public var headers: [PackageHeader]?
     /// Whether the version activates whatever the device's activation windows.
     public var critical: Bool?
+    /// The host runtimes the version fits (``ManifestEntry/runtime``).
+    public var runtime: String?
 
     /// The release of a manifest entry.
     public init(_ entry: ManifestEntry) {
@@ -38,6 +40,7 @@ public struct Release: Codable, Sendable, Hashable {
         immutable = entry.immutable.isEmpty ? nil : entry.immutable
         headers = entry.headers.isEmpty ? nil : entry.headers
         critical = entry.critical ? true : nil
+        runtime = entry.runtime
     }
 
     /// This release as a manifest entry of package `name` (no rollout, nothing revoked).
@@ -49,6 +52,7 @@ public struct Release: Codable, Sendable, Hashable {
         entry.immutable = immutable ?? []
         entry.headers = headers ?? []
         entry.critical = critical ?? false
+        entry.runtime = runtime
         return entry
     }
 }

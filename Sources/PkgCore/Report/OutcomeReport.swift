@@ -19,6 +19,8 @@ public struct OutcomeReport: Sendable, Hashable, Codable {
         case serving
         /// The release is installed and waits for the device's activation window.
         case pending
+        /// No release of the package fits the device's host runtime; the report names the newest.
+        case incompatible
     }
 
     /// The package.
@@ -73,6 +75,7 @@ public struct OutcomeReport: Sendable, Hashable, Codable {
         case .revoked: kind = .revoked
         case .staged: kind = .staged
         case .pending: kind = .pending
+        case .incompatible: kind = .incompatible
         case .unchanged, .republished, .withdrawn: return nil
         }
         // A revocation and a reverted trial are about the version left; the rest about the one aimed at.

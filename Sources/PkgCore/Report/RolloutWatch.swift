@@ -1,3 +1,4 @@
+import Crypto
 import FoundationEssentials
 
 /// The progressive-delivery controller behind `pkgctl fleet watch`, run from cron or a timer
@@ -26,6 +27,8 @@ public struct RolloutWatch: Sendable {
     public var outputDirectory: String
     /// The package watched.
     public var name: String
+    /// Which of its releases, when it has one per host runtime range; nil: its only release.
+    public var runtime: RuntimeRange?
     /// Rollout percentages, increasing; the last is normally 100.
     public var steps: [Double]
     /// Least time at a step before the next.
@@ -56,9 +59,10 @@ public struct RolloutWatch: Sendable {
 
     /// A watch of `name` in `outputDirectory`.
     public init(outputDirectory: String, name: String, steps: [Double], interval: TimeInterval,
-                maxFailureRate: Double, minDevices: Int, maxNotFoundRate: Double? = nil) {
+                maxFailureRate: Double, minDevices: Int, maxNotFoundRate: Double? = nil, runtime: RuntimeRange? = nil) {
         self.outputDirectory = outputDirectory
         self.name = name
+        self.runtime = runtime
         self.steps = steps
         self.interval = interval
         self.maxFailureRate = maxFailureRate
@@ -72,7 +76,11 @@ public struct RolloutWatch: Sendable {
         var since: Double
     }
 
-    private var statePath: String { outputDirectory + "/.pkgctl-watch-" + name + ".json" }
+    /// One file per watched release slot; a runtime range is named by the start of its text's SHA-256.
+    private var statePath: String {
+        let slot = runtime.map { "@" + Array(SHA256.hash(data: Array($0.text.utf8)).prefix(6)).hexString } ?? ""
+        return outputDirectory + "/.pkgctl-watch-" + name + slot + ".json"
+    }
 
     /// Decides, and unless `dryRun` carries the decision out (signing with `signer` when the
     /// manifest is signed). `now` is the time against ``interval``.
@@ -81,10 +89,10 @@ public struct RolloutWatch: Sendable {
         let publisher = Publisher(outputDirectory: outputDirectory)
         let lock = try publisher.lockOutput()
         defer { withExtendedLifetime(lock) {} }
-        guard let published = try PublishedManifest.read(outputDirectory + "/manifest.json"),
-              let entry = published.manifest.packages.first(where: { $0.name == name }) else {
+        guard let published = try PublishedManifest.read(outputDirectory + "/manifest.json") else {
             throw PkgError(.invalidArgument, "\(outputDirectory)/manifest.json has no package '\(name.escapedForMessage)'")
         }
+        let entry = try publisher.release(of: name, runtime: runtime, in: published.manifest)
         let percent = entry.rollout?.percent ?? 100
         let label = "\(name) \(entry.version) at \(Rollout.format(percent))"
         if entry.revoked.contains(entry.version) {
@@ -151,7 +159,7 @@ public struct RolloutWatch: Sendable {
         }
         let line = "\(label): advance to \(Rollout.format(next)): \(evidence)"
         if dryRun { return Verdict(decision: .advance, version: entry.version, percent: percent, line: line + " (dry run)") }
-        _ = try publisher.setRolloutHoldingLock(name: name, percent: next, force: false, signer: signer)
+        _ = try publisher.setRolloutHoldingLock(name: name, runtime: runtime, percent: next, force: false, signer: signer)
         try remember(StepSeen(version: entry.version, percent: next, since: now.timeIntervalSince1970))
         return Verdict(decision: .advance, version: entry.version, percent: next, line: line)
     }

@@ -23,12 +23,13 @@ indirect enum JSONKeySchema: Sendable {
         let release = JSONKeySchema.object([
             "version": .value, "url": .value, "sha256": .value, "size": .value, "routes": .value, "spaFallback": .value,
             "index": index, "deltas": .array(delta), "immutable": .value, "headers": .array(header), "critical": .value,
+            "runtime": .value,
         ])
         let rollout = JSONKeySchema.object(["percent": .value, "salt": .value, "previous": release, "devices": .value])
         let entry = JSONKeySchema.object([
             "name": .value, "version": .value, "url": .value, "sha256": .value, "size": .value, "routes": .value,
             "rollout": rollout, "revoked": .value, "index": index, "spaFallback": .value, "deltas": .array(delta),
-            "immutable": .value, "headers": .array(header), "critical": .value,
+            "immutable": .value, "headers": .array(header), "critical": .value, "runtime": .value,
         ])
         return .object(["schemaVersion": .value, "packages": .array(entry), "sequence": .value, "expires": .value])
     }

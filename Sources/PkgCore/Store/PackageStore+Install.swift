@@ -105,6 +105,15 @@ extension PackageStore {
         try FileSystem.replaceSymlink(layout.currentLink(name), target: version)
     }
 
+    /// Leaves `name` with no active version (its versions stay installed), durably: resolvers
+    /// stop serving it and requests under its routes go to the origin.
+    func deactivate(_ name: String) throws {
+        if unlink(layout.currentLink(name)) != 0, errno != ENOENT {
+            throw fileSystemError("unlink", layout.currentLink(name))
+        }
+        try FileSystem.syncDirectory(layout.packageDirectory(name))
+    }
+
     /// Fails with ``PkgError/Code/insufficientSpace`` unless the staging filesystem
     /// has room for `bytes` more bytes (a download, say).
     public func ensureRoom(forBytes bytes: UInt64, files: UInt64 = 1, purpose: String) throws {

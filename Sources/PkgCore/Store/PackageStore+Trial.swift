@@ -60,10 +60,7 @@ extension PackageStore {
         if let previous = trial.previous, try record(of: trial.name, version: previous) != nil {
             try activate(trial.name, version: previous)
         } else {
-            if unlink(layout.currentLink(trial.name)) != 0, errno != ENOENT {
-                throw fileSystemError("unlink", layout.currentLink(trial.name))
-            }
-            try FileSystem.syncDirectory(layout.packageDirectory(trial.name))
+            try deactivate(trial.name)
         }
         try removeTrial(trial.name)
         return true

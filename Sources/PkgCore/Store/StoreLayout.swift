@@ -12,6 +12,7 @@ import FoundationEssentials
 /// ROOT/state/trust.json               sequence and expiry of the newest signed manifest accepted
 /// ROOT/state/holds.json               versions held back by rollback or a failed health check
 /// ROOT/state/pending.json             versions installed and waiting for an activation window
+/// ROOT/state/incompatible.json        versions no longer served because they do not fit the host runtime
 /// ROOT/state/trials/NAME.json         a version activated on trial, until confirmed
 /// ROOT/state/device-id                this device's id for staged rollouts
 /// ROOT/state/reports/                 outcome reports not yet delivered, and `last.json`
@@ -58,6 +59,8 @@ public struct StoreLayout: Sendable, Hashable {
     public var holds: String { state + "/holds.json" }
     /// `ROOT/state/pending.json`: per package, the version installed and waiting for an activation window.
     public var pending: String { state + "/pending.json" }
+    /// `ROOT/state/incompatible.json`: per package, the version no longer served because it does not fit the host.
+    public var incompatible: String { state + "/incompatible.json" }
     /// `ROOT/state/device-id`: this device's id for staged rollouts.
     public var deviceID: String { state + "/device-id" }
     /// `ROOT/state/trials`: one file per package with a version on trial.

@@ -34,6 +34,11 @@ public struct UpdateReport: Sendable, Hashable, Codable {
         /// Installed and verified, waiting for an activation window (``ActivationWindow``);
         /// the active version stays until a run inside one. Not a failure.
         case pending
+        /// No release of the package fits this device's host runtime (``Updater/runtime``);
+        /// `to` names the newest release. An active version that fits stays; one that does not
+        /// is left for a retained version that fits, or else stops being served (``PackageOutcome/detail``).
+        /// Not a failure.
+        case incompatible
         /// Not installed; the active version stays.
         case failed
     }
@@ -55,6 +60,9 @@ public struct UpdateReport: Sendable, Hashable, Codable {
         /// The error's ``PkgError/Code`` name (`checksumMismatch`, `healthCheckFailed`, ...), stable
         /// for scripts; `unexpected` for a failure that is not a ``PkgError``. Set with ``error``.
         public var errorCode: String?
+        /// One line on what the run did about the host runtime: the release chosen did not fit,
+        /// or the active version was left because it did not.
+        public var detail: String?
     }
 
     /// Whether the manifest was fetched or not modified.

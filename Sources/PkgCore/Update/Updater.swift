@@ -54,6 +54,12 @@ public struct Updater: Sendable {
     /// version is revoked. While one waits, the manifest is fetched in full each run (no
     /// validators kept), so the run that opens the window sees the version.
     public var activationWindows: [ActivationWindow]
+    /// The version of the host app this device runs; nil: not stated, so releases are chosen
+    /// whatever the runtimes they name. With it, each package gets its newest release whose
+    /// ``ManifestEntry/runtime`` range holds it (``UpdateReport/Action/incompatible`` when none
+    /// does), and an active version that does not fit is left first, at once: for a fitting
+    /// release, else a retained version that fits, else for nothing (it stops being served).
+    public var runtime: RuntimeVersion?
 
     /// The default ``maxManifestSize``: 1 MiB, some 2,000 packages.
     public static let defaultMaxManifestSize = 1 << 20
@@ -65,7 +71,7 @@ public struct Updater: Sendable {
                 clock: @escaping @Sendable () -> Date = { Date() }, deviceID: String? = nil,
                 jitter: TimeInterval = 0, maxManifestSize: Int = Updater.defaultMaxManifestSize,
                 timeLimit: TimeInterval? = nil, reporting: OutcomeReporting? = nil,
-                activationWindows: [ActivationWindow] = []) {
+                activationWindows: [ActivationWindow] = [], runtime: RuntimeVersion? = nil) {
         self.store = store
         self.manifestURL = manifestURL
         self.transfer = transfer
@@ -81,6 +87,7 @@ public struct Updater: Sendable {
         self.timeLimit = timeLimit
         self.reporting = reporting
         self.activationWindows = activationWindows
+        self.runtime = runtime
     }
 
     /// Runs the update under the store's lock (waiting for it, after calling
@@ -120,8 +127,15 @@ public struct Updater: Sendable {
         }
 
         var outcomes: [UpdateReport.PackageOutcome] = []
-        for entry in opened.manifest.packages {
-            let outcome = update(entry, deviceID: deviceID, downloader: downloader, progress: progress)
+        for offer in offersUnfitFirst(opened.manifest) {
+            var outcome: UpdateReport.PackageOutcome
+            if let entry = offer.fitting {
+                outcome = update(entry, deviceID: deviceID, downloader: downloader, progress: progress)
+                leaveIfUnfit(offer, &outcome)
+            } else {
+                outcome = incompatible(offer)
+            }
+            if store.activeVersion(of: offer.name) != nil { try store.clearIncompatible(offer.name) }
             progress(.finished(outcome))
             outcomes.append(outcome)
         }
@@ -193,9 +207,11 @@ public struct Updater: Sendable {
                                     workers: workers).install(target, progress: progress)
             }
             // A first install does not wait (nothing else would serve meanwhile), nor does
-            // leaving a revoked version: that must happen at once, like a critical release.
+            // leaving a revoked version or one that does not fit the host: that must happen
+            // at once, like a critical release.
             let leavesRevoked = active.map(entry.revoked.contains) ?? false
-            if active != nil, !leavesRevoked, !activationWindows.isEmpty, !target.critical,
+            let leavesUnfit = active.map { !fitsRuntime(entry.name, $0) } ?? false
+            if active != nil, !leavesRevoked, !leavesUnfit, !activationWindows.isEmpty, !target.critical,
                !ActivationWindow.anyContains(activationWindows, clock()) {
                 try store.setPending(target.name, version: target.version)
                 outcome.action = .pending

@@ -65,6 +65,7 @@ struct Setting: Sendable {
         Setting(key: "update.report", kind: .boolean, defaultText: "true"),
         Setting(key: "update.report-url", kind: .string, defaultText: "report/v1 beside the manifest"),
         Setting(key: "update.activate-window", kind: .strings, defaultText: "[] (activate at once)"),
+        Setting(key: "update.runtime", kind: .string, defaultText: "not stated (releases for any runtime)"),
         Setting(key: "serve.bind", kind: .string, defaultText: ServeSettings.Defaults.bind),
         Setting(key: "serve.port", kind: .integer, defaultText: "\(ServeSettings.Defaults.port)"),
         Setting(key: "serve.default-host", kind: .string, defaultText: "the only package's first route"),

@@ -28,6 +28,19 @@ struct UpdateSettings {
     var reportURL: String?
     /// When a new version may become active; empty: at once.
     var activateWindows: [ActivationWindow]
+    /// The host app's version; nil: not stated.
+    var runtime: RuntimeVersion?
+
+    /// The host runtime `update.runtime` states; nil when none is set.
+    static func runtime(_ layers: ConfigLayers) throws -> RuntimeVersion? {
+        try layers.string("update.runtime").map { text in
+            guard let runtime = RuntimeVersion(text) else {
+                throw layers.invalid("update.runtime", "must be a version MAJOR[.MINOR[.PATCH]][-PRE][+BUILD] "
+                                     + "(got '\(String(text.prefix(100)).escapedForMessage)')")
+            }
+            return runtime
+        }
+    }
 
     /// The values used when no layer sets them; the help texts and `pkgctl config` show these.
     enum Defaults {
@@ -88,6 +101,7 @@ struct UpdateSettings {
             }
             return window
         }
+        runtime = try Self.runtime(layers)
 
         guard keep >= 1 else { throw layers.invalid("update.keep", "must be at least 1") }
         if let reportURL, !(reportURL.hasPrefix("http://") || reportURL.hasPrefix("https://")) || reportURL.contains("?") {
