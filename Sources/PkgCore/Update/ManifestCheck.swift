@@ -19,6 +19,8 @@ struct ManifestCheck {
     let trust: TrustPolicy
     let clock: @Sendable () -> Date
     let maxManifestSize: Int
+    /// The device's host runtime: validators kept under another one do not stand.
+    let runtime: RuntimeVersion?
 
     /// Fetches and checks the manifest (and its timestamp) with `downloader`.
     func fetch(_ downloader: Downloader) throws -> Outcome {
@@ -52,16 +54,17 @@ struct ManifestCheck {
     /// when every package of the manifest was dealt with.
     func remember(_ validators: HTTPValidators) throws {
         try ManifestState(url: manifestURL, validators: validators, trustedKeyIDs: trust.keyIDs,
-                          threshold: trust.threshold).save(store.layout)
+                          threshold: trust.threshold, runtime: runtime?.text).save(store.layout)
     }
 
     /// The last run's validators, when they may stand for the manifest: same
-    /// URL, same trusted keys and threshold, and (with keys) an accepted manifest not yet
+    /// URL, same trusted keys, threshold and runtime, and (with keys) an accepted manifest not yet
     /// expired, so an origin answering 304 forever cannot freeze a device; with a
     /// `current` timestamp, only when it names the manifest `accepted` last.
     private func validators(current timestamp: Timestamp?, accepted: TrustState?) -> HTTPValidators? {
         guard let previous = ManifestState.load(store.layout), previous.url == manifestURL,
-              previous.trustedKeyIDs ?? [] == trust.keyIDs, previous.threshold ?? 1 == trust.threshold else { return nil }
+              previous.trustedKeyIDs ?? [] == trust.keyIDs, previous.threshold ?? 1 == trust.threshold,
+              previous.runtime == runtime?.text else { return nil }
         if trust.requiresSignature {
             guard let accepted,
                   clock().timeIntervalSince(accepted.expires) <= trust.clockSkew,

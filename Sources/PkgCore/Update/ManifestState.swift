@@ -2,7 +2,9 @@ import FoundationEssentials
 
 /// The validators of the last manifest whose every package was installed, so
 /// the next run can ask the origin "changed since?" and stop at a 304. They
-/// count only for the same URL, the same trusted keys and the same threshold.
+/// count only for the same URL, the same trusted keys and threshold, and the same host
+/// runtime: after a host upgrade the unchanged manifest must be read again, as the
+/// releases that fit have changed.
 struct ManifestState: Codable {
     var url: String
     var validators: HTTPValidators
@@ -10,6 +12,8 @@ struct ManifestState: Codable {
     var trustedKeyIDs: [String]?
     /// How many of them had to sign (absent: 1, as before thresholds existed).
     var threshold: Int?
+    /// The host runtime the run stated (absent: none).
+    var runtime: String?
 
     static func load(_ layout: StoreLayout) -> ManifestState? {
         guard let bytes = try? FileSystem.read(layout.manifestState) else { return nil }

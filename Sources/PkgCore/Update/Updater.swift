@@ -114,7 +114,7 @@ public struct Updater: Sendable {
         if let timeLimit { transfer.deadline = Deadline(after: timeLimit) }
         let downloader = Downloader(options: transfer)
         let check = ManifestCheck(store: store, manifestURL: manifestURL, trust: trust, clock: clock,
-                                  maxManifestSize: maxManifestSize)
+                                  maxManifestSize: maxManifestSize, runtime: runtime)
         let reporter = OutcomeReporter.make(reporting, store: store, manifestURL: manifestURL, caFile: transfer.caFile)
         let deviceID = try self.deviceID ?? store.deviceID()
         // Spooled before the manifest is fetched: a rollback of a killed run is reported even
