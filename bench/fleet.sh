@@ -29,6 +29,12 @@
 #                                     404s it; `fleet watch ... --max-404-rate 5`: share of all
 #                                     devices that ever ran v7 (target at most 2 %), the decision,
 #                                     devices back on v6
+#  11. two host runtimes              half the devices state runtime 2.4.0, half 3.1.0 (`update
+#                                     --runtime`); v8 is packed for 2.x, v9 for >=3.0.0 <4 into one
+#                                     manifest: devices on the release of their runtime (target: all),
+#                                     devices holding any version of the other runtime (target 0),
+#                                     bytes per device; then the 2.x hosts are upgraded to 3.1.0:
+#                                     devices on v9 after one run, bytes per upgraded device
 # Usage: bench/fleet.sh [DEVICES] [WAVE]   (default 1000 devices, 8 at a time)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -83,10 +89,12 @@ def kind(uri):
     return "zip" if uri.endswith(".zip") else "manifest" if uri.endswith("manifest.json") else "other"
 
 health = {}  # device -> health-check command, for steps 8 and 9
+runtimes = {}  # device -> host runtime it states, for step 11
 
 def update(device, check=True):
     root = os.path.join(work, "stores", device)
     extra = ["--health-check", health[device]] if device in health else []
+    extra += ["--runtime", runtimes[device]] if device in runtimes else []
     r = subprocess.run([pkgctl, "update", "--quiet", "--root", root, "--manifest", manifest, "--device-id", device, *extra],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if check and r.returncode != 0 and device not in health:
@@ -273,4 +281,30 @@ release = ran("7") or {"devices": 0, "notFoundDevices": 0, "notFound": 0}
 row("10. a broken link (30 % meet it), watched", f"{100 * release['devices'] / devices:.1f} % of devices ever ran v7 "
     f"(target at most 2 %); {release['notFoundDevices']} devices reported {release['notFound']} 404s inside the app; "
     f"decided after {rounds} round(s): `{decision}`; then {sum(v == '6' for v in versions.values())} of {devices} on v6")
+
+derive(os.path.join(sources, "v4"), os.path.join(sources, "v5"), 20, 5)
+for index, device in enumerate(ids):
+    runtimes[device] = "2.4.0" if index % 2 == 0 else "3.1.0"
+pack(os.path.join(sources, "v4"), "8", "--runtime", "2.x", "--route", "www.example.com/app")
+pack(os.path.join(sources, "v5"), "9", "--runtime", ">=3.0.0 <4", "--route", "www.example.com/app")
+
+def installed(device):
+    return set(os.listdir(os.path.join(work, "stores", device, "packages", "app"))) - {"current"}
+
+def payload(lines):
+    return sum(int(l[2]) for l in lines if kind(l[0]) in ("delta", "object", "index", "zip"))
+
+versions, lines, _ = fleet_run()
+wanted = {device: "8" if runtimes[device].startswith("2.") else "9" for device in ids}
+on_own = sum(versions[device] == wanted[device] for device in ids)
+crossed = sum(("9" if wanted[device] == "8" else "8") in installed(device) for device in ids)
+twos = [device for device in ids if wanted[device] == "8"]
+for device in twos:
+    runtimes[device] = "3.1.0"
+upgraded, upgrade_lines, _ = fleet_run(twos)
+row("11. two host runtimes (v8 for 2.x, v9 for >=3.0.0 <4)", f"{on_own} of {devices} devices on their runtime's release "
+    f"(target {devices}); {crossed} hold a version of the other runtime (target 0); {payload(lines) / devices:,.0f} bytes "
+    f"per device beyond the manifest; after upgrading the {len(twos)} 2.x hosts to 3.1.0, "
+    f"{sum(v == '9' for v in upgraded.values())} of them on v9 after one run, {payload(upgrade_lines) / max(len(twos), 1):,.0f} "
+    f"bytes per upgraded device")
 PY
