@@ -7,7 +7,7 @@ struct UpdateCommand: AsyncParsableCommand {
         commandName: "update",
         abstract: "Install every package whose manifest version differs from the active one.",
         discussion: """
-            Exits 0 when no package failed (held, staged and revoked ones do not fail), also when nothing \
+            Exits 0 when no package failed (held, staged, revoked, pending and incompatible ones do not fail), also when nothing \
             changed; otherwise prints one line per failed package on stderr and exits 1. A failed package \
             keeps its active version. Exits 75 when --no-wait finds the store locked, 78 when the config \
             file or a PKGCTL_* setting cannot be used. Every option may instead come from the config file \

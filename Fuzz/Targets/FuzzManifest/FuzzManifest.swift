@@ -2,10 +2,11 @@ import FuzzSupport
 import FoundationEssentials
 import PkgCore
 
-/// Manifest bytes as an origin serves them (schema v1 or v2, unsigned), through
+/// Manifest bytes as an origin serves them (schema v1 to v3, unsigned), through
 /// `Manifest.parse` and `TrustPolicy().open` (which also takes a signed envelope
-/// without checking it). An accepted manifest is valid, has unique package names
-/// whose name and version are safe directory names, and encodes to JSON that parses
+/// without checking it). An accepted manifest is valid, lists a package once per runtime
+/// range (each of which parses, and answers for a few host versions without trapping),
+/// its names and versions are safe directory names, and it encodes to JSON that parses
 /// to an equal manifest; open and parse agree on a plain manifest.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzManifest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
@@ -21,9 +22,13 @@ public func fuzzManifest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
 private func check(_ manifest: Manifest) {
     fuzzCheck(Manifest.supportedSchemaVersions.contains(manifest.schemaVersion), "accepted schemaVersion \(manifest.schemaVersion)")
-    var names = Set<String>()
+    var slots = Set<ReleaseSlot>()
     for entry in manifest.packages {
-        fuzzCheck(names.insert(entry.name).inserted, "accepted package \(entry.name.debugDescription) twice")
+        fuzzCheck(slots.insert(ReleaseSlot(entry)).inserted, "accepted package \(entry.name.debugDescription) twice for one range")
+        if let runtime = entry.runtime {
+            guard let range = RuntimeRange(runtime) else { return fuzzCheck(false, "accepted runtime \(runtime.debugDescription)") }
+            for host in ["0.0.0", "2.4.1", "3.0.0-beta.1", "999999999.0.0"] { _ = range.contains(RuntimeVersion(host)!) }
+        }
         for text in [entry.name, entry.version] + entry.revoked {
             fuzzCheck(!text.isEmpty && text != "." && text != ".." && !text.contains("/") && !text.hasPrefix("."),
                       "accepted \(text.debugDescription) as a directory name")

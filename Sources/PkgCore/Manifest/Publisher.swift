@@ -3,7 +3,8 @@ import FoundationEssentials
 import Glibc
 
 /// Packs a source tree into `OUT/NAME-VERSION.zip` and lists it in
-/// `OUT/manifest.json` (adding the package, or replacing its entry): what an
+/// `OUT/manifest.json` (adding the release, or replacing the package's release for the
+/// same host runtime range): what an
 /// origin serves to `pkgctl update`. Each file is also published as a
 /// content-addressed object under `OUT/objects/`, listed by a per-version
 /// index under `OUT/index/`, for per-file delta updates. With a ``ManifestSigner`` the manifest is
@@ -122,100 +123,6 @@ public struct Publisher: Sendable {
         }
     }
 
-    /// Changes the rollout percentage of `name`'s newest version (nil: keeps it); at 100
-    /// every device installs it. A lower percentage is refused unless `force`: devices that
-    /// already installed the version keep it either way. `devices` (nil: kept; empty: none)
-    /// pins device ids to the release whatever the percentage (``Rollout/devices``, salted
-    /// hashes); pins need a release still rolling out. A package with releases for several
-    /// runtimes needs `runtime`, the range of the release meant.
-    @discardableResult
-    public func setRollout(name: String, runtime: RuntimeRange? = nil, percent: Double?, devices: [String]? = nil,
-                           force: Bool = false, signer: ManifestSigner? = nil) throws -> ManifestEntry {
-        let lock = try lockOutput()
-        defer { withExtendedLifetime(lock) {} }
-        return try setRolloutHoldingLock(name: name, runtime: runtime, percent: percent, devices: devices, force: force,
-                                         signer: signer)
-    }
-
-    /// ``setRollout(name:runtime:percent:devices:force:signer:)`` for a caller that holds ``lockPath``.
-    func setRolloutHoldingLock(name: String, runtime: RuntimeRange?, percent: Double?, devices: [String]? = nil,
-                               force: Bool, signer: ManifestSigner?) throws -> ManifestEntry {
-        if let percent, !(0...100).contains(percent) {
-            throw PkgError(.invalidArgument, "percent must be 0 to 100 (got \(percent))")
-        }
-        var manifest = try readManifest(signer: signer)
-        var entry = try release(of: name, runtime: runtime, in: manifest)
-        if entry.revoked.contains(entry.version) {
-            throw PkgError(.invalidArgument, "\(name) \(entry.version) is revoked; publish another version")
-        }
-        let current = entry.rollout?.percent ?? 100
-        let percent = percent ?? current
-        if percent < current, !force {
-            throw PkgError(.invalidArgument, "\(name) \(entry.version) is rolled out to \(Rollout.format(current)); "
-                           + "lowering it to \(Rollout.format(percent)) needs force", remedy: .force)
-        }
-        if percent >= 100 {
-            if let devices, !devices.isEmpty {
-                throw PkgError(.invalidArgument, "\(name) \(entry.version) goes to every device; pins need a release "
-                               + "still rolling out (pack --rollout 0, or rollout below 100)")
-            }
-            entry.rollout = nil
-        } else if entry.rollout != nil {
-            entry.rollout?.percent = percent
-        } else {
-            entry.rollout = Rollout(percent: percent, salt: Rollout.makeSalt(), previous: nil)
-        }
-        if let devices, entry.rollout != nil {
-            guard devices.count <= Rollout.pinLimit else {
-                throw PkgError(.invalidArgument, "\(devices.count) devices to pin; at most \(Rollout.pinLimit)")
-            }
-            let salt = entry.rollout?.salt ?? ""
-            let pins = Set(devices.map { Rollout.pin(deviceID: $0, salt: salt) }).sorted()
-            entry.rollout?.devices = pins.isEmpty ? nil : pins
-        }
-        try replace(entry, in: &manifest, signer: signer)
-        return entry
-    }
-
-    /// Withdraws `version` of `name`: devices never install it again, and one
-    /// running it switches back to its newest retained version that is not
-    /// revoked. Every release of the package (one per runtime range) lists it; the
-    /// release that names it goes back to the version named before it (from its
-    /// rollout), if there is one. Returns that release (the first, when none names it).
-    @discardableResult
-    public func revoke(name: String, version: String, signer: ManifestSigner? = nil) throws -> ManifestEntry {
-        let lock = try lockOutput()
-        defer { withExtendedLifetime(lock) {} }
-        return try revokeHoldingLock(name: name, version: version, signer: signer)
-    }
-
-    /// ``revoke(name:version:signer:)`` for a caller that holds ``lockPath``.
-    func revokeHoldingLock(name: String, version: String, signer: ManifestSigner?) throws -> ManifestEntry {
-        var manifest = try readManifest(signer: signer)
-        let releases = manifest.packages.filter { $0.name == name }
-        guard !releases.isEmpty else {
-            throw PkgError(.invalidArgument, "manifest \(manifestPath) has no package '\(name.escapedForMessage)'")
-        }
-        guard ManifestEntry.isSafeComponent(version) else {
-            throw PkgError(.invalidArgument, "version '\(version.escapedForMessage)' is not a valid version")
-        }
-        let before = Self.revocations(of: name, in: manifest)
-        let revoked = before.contains(version) ? before : before + [version]
-        var changed: [ManifestEntry] = []
-        for var entry in releases {
-            if entry.version == version, let previous = entry.rollout?.previous, !revoked.contains(previous.version) {
-                entry = previous.entry(name: name)
-            } else if entry.rollout?.previous?.version == version {
-                entry.rollout?.previous = nil
-            }
-            entry.revoked = revoked
-            changed.append(entry)
-        }
-        try replace(changed, in: &manifest, signer: signer)
-        let named = releases.firstIndex { $0.version == version || $0.rollout?.previous?.version == version }
-        return changed[named ?? 0]
-    }
-
     /// Writes every file of the bundle as an object (once: objects are named by
     /// content) and the version's index, with each file's deflated size from the zip;
     /// returns the index and its reference.
@@ -248,7 +155,7 @@ public struct Publisher: Sendable {
         return (index, IndexReference(url: relative, sha256: SHA256.hash(data: bytes).hexString, size: UInt64(bytes.count)))
     }
 
-    private var manifestPath: String { outputDirectory + "/manifest.json" }
+    var manifestPath: String { outputDirectory + "/manifest.json" }
 
     /// `OUT_DIR/.pkgctl-lock`: held while the manifest is read, changed and written, so
     /// `pack`, `rollout`, `revoke` and `fleet watch` never lose each other's change.
@@ -261,7 +168,7 @@ public struct Publisher: Sendable {
     }
 
     /// The manifest to change; a signed one needs a signer, so it stays signed.
-    private func readManifest(signer: ManifestSigner?) throws -> Manifest {
+    func readManifest(signer: ManifestSigner?) throws -> Manifest {
         let existing = try PublishedManifest.read(manifestPath)
         if existing?.isSigned == true, signer == nil {
             throw PkgError(.invalidArgument, "manifest \(manifestPath) is signed; changing it needs a signing key to keep it signed",
@@ -270,38 +177,12 @@ public struct Publisher: Sendable {
         return existing?.manifest ?? Manifest()
     }
 
-    /// `name`'s release for `runtime`; with no runtime, its only release. A package with
-    /// releases for several runtimes, or none for `runtime`, is refused in one line.
-    func release(of name: String, runtime: RuntimeRange?, in manifest: Manifest) throws -> ManifestEntry {
-        let releases = manifest.packages.filter { $0.name == name }
-        guard !releases.isEmpty else {
-            throw PkgError(.invalidArgument, "manifest \(manifestPath) has no package '\(name.escapedForMessage)'")
-        }
-        if runtime == nil, releases.count > 1 {
-            let ranges = releases.map { "'" + ($0.runtime ?? "*") + "'" }.joined(separator: ", ")
-            throw PkgError(.invalidArgument, "\(name) has releases for several runtimes (\(ranges)); name one with --runtime")
-        }
-        guard let entry = runtime == nil ? releases.first : releases.first(where: { $0.runtimeRange == runtime }) else {
-            throw PkgError(.invalidArgument, "\(name) has no release for runtime '\(runtime?.text ?? "")'")
-        }
-        return entry
-    }
-
-    /// Every version of `name` revoked by any of its releases, in the order first listed.
-    static func revocations(of name: String, in manifest: Manifest) -> [String] {
-        var revoked: [String] = []
-        for version in manifest.packages.filter({ $0.name == name }).flatMap(\.revoked) where !revoked.contains(version) {
-            revoked.append(version)
-        }
-        return revoked
-    }
-
-    private func replace(_ entry: ManifestEntry, in manifest: inout Manifest, signer: ManifestSigner?) throws {
+    func replace(_ entry: ManifestEntry, in manifest: inout Manifest, signer: ManifestSigner?) throws {
         try replace([entry], in: &manifest, signer: signer)
     }
 
     /// Puts `entries` in the manifest in place of the releases of their slots, and writes it.
-    private func replace(_ entries: [ManifestEntry], in manifest: inout Manifest, signer: ManifestSigner?) throws {
+    func replace(_ entries: [ManifestEntry], in manifest: inout Manifest, signer: ManifestSigner?) throws {
         for entry in entries { try entry.validate(source: manifestPath) }
         let slots = Set(entries.map(ReleaseSlot.init))
         manifest.packages.removeAll { slots.contains(ReleaseSlot($0)) }
