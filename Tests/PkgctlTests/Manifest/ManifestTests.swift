@@ -19,7 +19,7 @@ import Testing
     @Test(arguments: [
         ("{", "top level: The given data was not valid JSON"),
         (#"{"schemaVersion": 1}"#, "packages: missing"),
-        (#"{"schemaVersion": 3, "packages": []}"#, "schemaVersion 3 is not supported (expected 1 or 2)"),
+        (#"{"schemaVersion": 4, "packages": []}"#, "schemaVersion 4 is not supported (expected 1 to 3)"),
         (#"{"schemaVersion": 1, "packages": [{"name": "demo"}]}"#, "version: missing"),
         (#"{"schemaVersion": 1, "packages": [{"name": "demo", "version": "1", "url": "u", "sha256": "x", "size": 1}]}"#,
          "sha256 must be 64"),
