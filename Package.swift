@@ -6,6 +6,8 @@ let package = Package(
     products: [
         .library(name: "PkgCore", targets: ["PkgCore"]),
         .library(name: "PkgServer", targets: ["PkgServer"]),
+        // The resolver for C, Python and Rust hosts: pkgctl/resolver.h (Sources/CPkgResolver/include).
+        .library(name: "pkgctl-resolver", type: .dynamic, targets: ["PkgResolverC"]),
         .executable(name: "pkgctl", targets: ["pkgctl"]),
     ],
     dependencies: [
@@ -48,6 +50,17 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
+        ),
+        .target(name: "CPkgResolver", exclude: ["resolver.map"]),
+        .target(
+            name: "PkgResolverC",
+            dependencies: ["PkgCore", "CPkgResolver", "CSystemShims"],
+            // A versioned SONAME (an ABI break, which abidiff finds, must change it) and only
+            // the pkgctl_* functions exported.
+            linkerSettings: [.unsafeFlags([
+                "-Xlinker", "-soname=libpkgctl-resolver.so.0",
+                "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/CPkgResolver/resolver.map",
+            ])]
         ),
         .target(
             name: "PkgServer",

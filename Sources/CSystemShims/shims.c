@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <unistd.h>
 #include <linux/openat2.h>
+#include <sys/eventfd.h>
 #include <sys/syscall.h>
 #include "CSystemShims.h"
 
@@ -49,4 +50,8 @@ int pkg_spawn_close_from(void *actions, int lowest) {
 
 const void *pkg_memmem(const void *haystack, unsigned long haystack_length, const void *needle, unsigned long needle_length) {
     return memmem(haystack, haystack_length, needle, needle_length);
+}
+
+int pkg_eventfd(void) {
+    return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }

@@ -27,4 +27,8 @@ int pkg_spawn_close_from(void *actions, int lowest);
 /* memmem(3): the first `needle` in `haystack`, or NULL (glibc's two-way search). */
 const void *pkg_memmem(const void *haystack, unsigned long haystack_length, const void *needle, unsigned long needle_length);
 
+/* eventfd(2), non-blocking and close-on-exec: a counter that is readable while nonzero.
+ * Returns the descriptor, or -1 with errno. */
+int pkg_eventfd(void);
+
 #endif

@@ -1,0 +1,69 @@
+import CPkgResolver
+import PkgCore
+
+/// What a `pkgctl_resolver *` is: a ``Resolver`` whose callbacks wait in a
+/// ``DispatchQueueForHost``, the delivery every task gets, and the tasks the host has not
+/// stopped yet (so destroy can stop them).
+final class HostResolver: Sendable {
+    let resolver: Resolver
+    let queue: DispatchQueueForHost
+    let counters = HostCounters()
+    private let delivery: TaskDelivery
+    private let offline: Bool
+    private let unstopped = PosixMutex([ObjectIdentifier: HostTask]())
+
+    init(options: pkgctl_resolver_options) throws(PkgError) {
+        guard options.struct_size >= UInt32(MemoryLayout<pkgctl_resolver_options>.size) else {
+            throw PkgError(.invalidArgument, "options.struct_size is \(options.struct_size); set it to "
+                           + "sizeof(pkgctl_resolver_options) (\(MemoryLayout<pkgctl_resolver_options>.size))")
+        }
+        guard let root = options.store_root.map({ String(cString: $0) }), !root.isEmpty else {
+            throw PkgError(.invalidArgument, "options.store_root is required")
+        }
+        var configuration = ResolverConfiguration()
+        configuration.upstream = options.upstream.map { String(cString: $0) }
+        configuration.caFile = options.ca_file.map { String(cString: $0) }
+        let resolver: Resolver
+        do {
+            resolver = try Resolver(store: PackageStore(root: root), configuration: configuration)
+        } catch let error as PkgError {
+            throw error
+        } catch {
+            throw PkgError(.fileSystem, "\(error)")
+        }
+        self.resolver = resolver
+        queue = try DispatchQueueForHost()
+        offline = options.offline != 0
+        delivery = .on(queue, window: options.window == 0 ? TaskDelivery.defaultWindow : Int(clamping: options.window),
+                       consumption: options.explicit_consumption != 0 ? .explicit : .onReturn)
+    }
+
+    /// Starts `task`; offline, a request no package or cached answer holds ends at the next dispatch.
+    func start(_ task: HostTask) {
+        counters.add(started: 1)
+        unstopped.withLock { $0[ObjectIdentifier(task)] = task }
+        if offline, let plan = try? resolver.plan(for: task.request), plan.upstreamURL != nil {
+            let url = String(task.request.url.prefix(200))
+            queue.execute { task.end(PKGCTL_ERR_OFFLINE, message: "\(url) is in no installed package (offline)") }
+            return
+        }
+        resolver.start(task, delivery: delivery)
+    }
+
+    /// The host is done with `task`: stops it unless it ended, and forgets it.
+    func stop(_ task: HostTask) {
+        unstopped.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(task)) }
+        task.stop(in: resolver)
+    }
+
+    /// Stops what the host left running, shuts the resolver down and closes the queue.
+    func destroy() {
+        let left = unstopped.withLock { tasks -> [HostTask] in
+            defer { tasks = [:] }
+            return Array(tasks.values)
+        }
+        for task in left { task.stop(in: resolver) }
+        resolver.shutdown()
+        queue.close()
+    }
+}

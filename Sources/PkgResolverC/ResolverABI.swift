@@ -1,0 +1,94 @@
+import CPkgResolver
+import Glibc
+import PkgCore
+
+// The C ABI of `pkgctl/resolver.h` (Sources/CPkgResolver/include): each function below is
+// the definition of the declaration of the same C name there, documented in the header.
+// Handles are retained Swift objects passed as opaque pointers.
+
+@_cdecl("pkgctl_resolver_create")
+func resolverCreate(_ options: UnsafePointer<pkgctl_resolver_options>?, _ errorBuffer: UnsafeMutablePointer<CChar>?,
+                    _ errorSize: Int) -> OpaquePointer? {
+    do {
+        guard let options else { throw PkgError(.invalidArgument, "options is NULL") }
+        let host = try HostResolver(options: options.pointee)
+        return OpaquePointer(Unmanaged.passRetained(host).toOpaque())
+    } catch {
+        if let errorBuffer, errorSize > 0 {
+            let message = Array("\(error)".utf8.prefix(errorSize - 1))
+            for (offset, byte) in message.enumerated() { errorBuffer[offset] = CChar(bitPattern: byte) }
+            errorBuffer[message.count] = 0
+        }
+        return nil
+    }
+}
+
+@_cdecl("pkgctl_resolver_destroy")
+func resolverDestroy(_ resolver: OpaquePointer?) {
+    guard let resolver else { return }
+    let host = Unmanaged<HostResolver>.fromOpaque(UnsafeRawPointer(resolver)).takeRetainedValue()
+    host.destroy()
+}
+
+@_cdecl("pkgctl_resolver_fd")
+func resolverDescriptor(_ resolver: OpaquePointer?) -> Int32 {
+    guard let resolver else { return -1 }
+    return Unmanaged<HostResolver>.fromOpaque(UnsafeRawPointer(resolver)).takeUnretainedValue().queue.descriptor
+}
+
+@_cdecl("pkgctl_resolver_dispatch")
+func resolverDispatch(_ resolver: OpaquePointer?) -> Int {
+    guard let resolver else { return 0 }
+    return Unmanaged<HostResolver>.fromOpaque(UnsafeRawPointer(resolver)).takeUnretainedValue().queue.dispatch()
+}
+
+@_cdecl("pkgctl_task_start")
+func taskStart(_ resolver: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ url: UnsafePointer<CChar>?,
+               _ headers: UnsafePointer<pkgctl_header>?, _ headerCount: Int,
+               _ body: UnsafeRawPointer?, _ bodyLength: Int,
+               _ callbacks: UnsafePointer<pkgctl_task_callbacks>?, _ user: UnsafeMutableRawPointer?) -> OpaquePointer? {
+    guard let resolver, let method, let url, let callbacks, headerCount == 0 || headers != nil,
+          bodyLength == 0 || body != nil else { return nil }
+    let host = Unmanaged<HostResolver>.fromOpaque(UnsafeRawPointer(resolver)).takeUnretainedValue()
+    let fields = UnsafeBufferPointer(start: headers, count: headerCount).compactMap { field -> (name: String, value: String)? in
+        guard let name = field.name, let value = field.value else { return nil }
+        return (String(cString: name), String(cString: value))
+    }
+    let bytes = bodyLength == 0 ? [] : Array(UnsafeRawBufferPointer(start: body, count: bodyLength))
+    let request = ResourceRequest(url: String(cString: url), method: String(cString: method), headers: fields, body: bytes)
+    let task = HostTask(request: request, callbacks: callbacks.pointee, user: user, counters: host.counters)
+    let handle = OpaquePointer(Unmanaged.passRetained(TaskHandle(task: task, host: host)).toOpaque())
+    host.start(task)
+    return handle
+}
+
+@_cdecl("pkgctl_task_consumed")
+func taskConsumed(_ task: OpaquePointer?, _ length: Int) {
+    guard let task else { return }
+    let handle = Unmanaged<TaskHandle>.fromOpaque(UnsafeRawPointer(task)).takeUnretainedValue()
+    handle.host.resolver.consumed(length, by: handle.task)
+}
+
+@_cdecl("pkgctl_task_stop")
+func taskStop(_ task: OpaquePointer?) {
+    guard let task else { return }
+    let handle = Unmanaged<TaskHandle>.fromOpaque(UnsafeRawPointer(task)).takeRetainedValue()
+    handle.host.stop(handle.task)
+}
+
+@_cdecl("pkgctl_resolver_get_counters")
+func resolverCounters(_ resolver: OpaquePointer?, _ counters: UnsafeMutablePointer<pkgctl_resolver_counters>?) {
+    guard let resolver, let counters else { return }
+    counters.pointee = Unmanaged<HostResolver>.fromOpaque(UnsafeRawPointer(resolver)).takeUnretainedValue().counters.snapshot
+}
+
+/// What a `pkgctl_task *` is: the task and the resolver it runs in.
+final class TaskHandle {
+    let task: HostTask
+    let host: HostResolver
+
+    init(task: HostTask, host: HostResolver) {
+        self.task = task
+        self.host = host
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+@testable import PkgCore
+
+/// The resolver through its C ABI: `Tests/CHost/resolver_host.c`, a plain C host, is compiled
+/// against `pkgctl/resolver.h` and `libpkgctl-resolver` with the flags of the pkg-config file
+/// `scripts/pkgctl-resolver.pc.in` (filled in for this build), and drives the resolver from a
+/// poll loop on its descriptor: local hits, an origin fallback written through (nginx), offline
+/// misses, and stop storms from two threads with no callback after a stop.
+@Suite(.serialized) struct ResolverCABITests {
+    let temp: TemporaryDirectory
+    let sandbox: ResolveSandbox
+
+    init() throws {
+        temp = try TemporaryDirectory()
+        sandbox = try ResolveSandbox()
+        try sandbox.install("demo", "1.0.0", routes: ["www.example.com/app"], files: [
+            "index.html": Array("<!doctype html><title>demo</title>".utf8),
+            "js/app.js": Array(repeating: UInt8(ascii: "x"), count: 300_000),
+        ])
+    }
+
+    /// The library and the C compiler of this build: under a sanitizer the host is built with
+    /// the same sanitizer by the toolchain's clang, as an instrumented library needs.
+    static let libraryDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        .deletingLastPathComponent().path
+
+    /// Where the host finds the library at run time, as installed: `libpkgctl-resolver.so` and
+    /// its SONAME `.so.0` beside it.
+    var lib: String { temp.path("lib") }
+
+    /// Compiles `source` (default: the C host) through pkg-config; returns the executable's path.
+    func buildHost(_ source: String = BundleFixtures.repository + "/Tests/CHost/resolver_host.c",
+                   warnings: [String] = ["-Wall", "-Wextra", "-Werror"]) throws -> String {
+        try FileManager.default.createDirectory(atPath: lib, withIntermediateDirectories: true)
+        for name in ["libpkgctl-resolver.so", "libpkgctl-resolver.so.0"] {
+            guard !FileManager.default.fileExists(atPath: lib + "/" + name) else { continue }
+            try FileManager.default.createSymbolicLink(atPath: lib + "/" + name,
+                                                       withDestinationPath: Self.libraryDirectory + "/libpkgctl-resolver.so")
+        }
+        let template = try String(contentsOfFile: BundleFixtures.repository + "/scripts/pkgctl-resolver.pc.in", encoding: .utf8)
+        let pc = template.replacingOccurrences(of: "@PREFIX@", with: BundleFixtures.repository)
+            .replacingOccurrences(of: "@LIBDIR@", with: lib)
+            .replacingOccurrences(of: "@INCLUDEDIR@", with: BundleFixtures.repository + "/Sources/CPkgResolver/include")
+            .replacingOccurrences(of: "@VERSION@", with: "0")
+        try pc.write(toFile: temp.path("pkgctl-resolver.pc"), atomically: true, encoding: .utf8)
+        let flags = try Self.run("/usr/bin/pkg-config", ["--cflags", "--libs", "pkgctl-resolver"],
+                                 environment: ["PKG_CONFIG_PATH": temp.path])
+        #expect(flags.status == 0, "\(flags.stderr)")
+        let sanitizer = Self.sanitizerFlag
+        let compiler = sanitizer == nil ? "/usr/bin/cc" : "/opt/swift/usr/bin/clang"
+        let host = temp.path(URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent)
+        let built = try Self.run(compiler, ["-std=c11", "-pthread", "-o", host, source] + warnings
+                                 + (sanitizer.map { [$0] } ?? [])
+                                 + flags.stdout.split(whereSeparator: \.isWhitespace).map(String.init))
+        #expect(built.status == 0, "\(built.stderr)")
+        return host
+    }
+
+    static var sanitizerFlag: String? {
+        if dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil { return "-fsanitize=thread" }
+        if dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") != nil { return "-fsanitize=address" }
+        return nil
+    }
+
+    /// Runs the host with the library folder on its search path.
+    func runHost(_ host: String, _ arguments: [String]) throws -> PkgctlProcess.Result {
+        try Self.run(host, arguments, environment: ["LD_LIBRARY_PATH": lib])
+    }
+
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws
+        -> PkgctlProcess.Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = ProcessLaunch.pipe(), err = ProcessLaunch.pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try ProcessLaunch.run(process)
+        let stderr = PosixMutex(Data())
+        let done = DispatchSemaphore(value: 0)
+        Thread { stderr.withLock { $0 = err.fileHandleForReading.readDataToEndOfFile() }; done.signal() }.start()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        done.wait()
+        process.waitUntilExit()
+        return .init(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                     stderr: String(decoding: stderr.withLock { $0 }, as: UTF8.self))
+    }
+
+    @Test func aCHostGetsLocalFilesAndOriginAnswersWrittenThrough() throws {
+        let host = try buildHost()
+        let originRoot = try temp.makeDirectory("origin")
+        try FileManager.default.createDirectory(atPath: originRoot + "/app/img", withIntermediateDirectories: true)
+        try Data(Array("console.log('from the origin')".utf8)).write(to: URL(fileURLWithPath: originRoot + "/app/late.js"))
+        let origin = try NginxOrigin(root: originRoot, accessLog: true)
+
+        let run = try runHost(host, [sandbox.root, origin.baseURL, "get", "app://www.example.com/app/index.html",
+                                      "app://www.example.com/app/late.js", "app://www.example.com/app/missing.js",
+                                      "app://www.example.com/%2e%2e/etc/passwd"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 5, "\(run.stdout)")
+        guard lines.count == 5 else { return }
+        #expect(lines[0] == "app://www.example.com/app/index.html status=200 bytes=34 type=text/html; charset=utf-8 result=0")
+        #expect(lines[1].hasPrefix("app://www.example.com/app/late.js status=200 bytes=30 ") && lines[1].hasSuffix(" result=0"))
+        #expect(lines[2].hasPrefix("app://www.example.com/app/missing.js status=404 ") && lines[2].hasSuffix(" result=0"))
+        #expect(lines[3].contains("status=0 bytes=0") && lines[3].contains("result=1 message="), "a refused path: \(lines[3])")
+        #expect(lines[4].hasPrefix("counters started=4 succeeded=3 failed=1 stopped=0 body_bytes="), "\(lines[4])")
+
+        // Written through: the next process reads it from disk, and the origin is not asked again.
+        let overlay = sandbox.root + "/cache/demo@1.0.0/www.example.com/app/late.js"
+        #expect(eventually(seconds: 5) { FileManager.default.fileExists(atPath: overlay) })
+        let again = try runHost(host, [sandbox.root, origin.baseURL, "get", "app://www.example.com/app/late.js"])
+        #expect(again.stdout.hasPrefix("app://www.example.com/app/late.js status=200 bytes=30 "), "\(again.stdout)")
+        let fetched = origin.settledAccessLog().map { String($0.split(separator: " ")[0]) }
+        #expect(fetched == ["/app/late.js", "/app/missing.js"], "the origin asked once per miss: \(fetched)")
+    }
+
+    @Test func theReadmeExampleBuildsAndGetsThePage() throws {
+        let readme = try String(contentsOfFile: BundleFixtures.repository + "/README.md", encoding: .utf8)
+        let start = try #require(readme.range(of: "```c\n#include <pkgctl/resolver.h>"))
+        let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
+        let example = String(readme[readme.index(start.lowerBound, offsetBy: 5)..<end.lowerBound])
+            .replacingOccurrences(of: "\"/var/lib/pkgctl\"", with: "\"\(sandbox.root)\"")
+        let source = temp.path("readme_example.c")
+        try example.write(toFile: source, atomically: true, encoding: .utf8)
+        let host = try buildHost(source, warnings: ["-Wall", "-Wno-unused-parameter"])
+        let run = try runHost(host, [])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.hasPrefix("200\n<!doctype html><title>demo</title>"), "the route's index.html: \(run.stdout)")
+    }
+
+    @Test func offlineAMissEndsWithTheOfflineResultAndNoFetch() throws {
+        let host = try buildHost()
+        let run = try runHost(host, [sandbox.root, "http://127.0.0.1:9", "offline", "app://www.example.com/app/index.html",
+                                      "app://www.example.com/app/nowhere.js"])
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("app://www.example.com/app/index.html status=200 bytes=34 ") == true, "\(run.stdout)")
+        #expect(lines.dropFirst().first == "app://www.example.com/app/nowhere.js status=0 bytes=0 type=- result=3 "
+                + "message=app://www.example.com/app/nowhere.js is in no installed package (offline)", "\(run.stdout)")
+    }
+
+    @Test(arguments: ["local", "origin"])
+    func stopsFromTheDispatchingThreadAndAnotherOneLeaveNoLateCallback(_ source: String) throws {
+        let host = try buildHost()
+        let originRoot = try temp.makeDirectory("origin")
+        try FileManager.default.createDirectory(atPath: originRoot + "/app", withIntermediateDirectories: true)
+        try Data(count: 8 << 20).write(to: URL(fileURLWithPath: originRoot + "/app/big.bin"))
+        let origin = try NginxOrigin(root: originRoot)
+        let url = source == "local" ? "app://www.example.com/app/js/app.js" : "app://www.example.com/app/big.bin"
+        for round in 0..<3 {
+            let run = try runHost(host, [sandbox.root, origin.baseURL, "storm", "40", url])
+            #expect(run.status == 0, "round \(round): \(run.stdout)\(run.stderr)")
+            let summary = run.stdout.split(separator: "\n").first.map(String.init) ?? ""
+            // Every task got body bytes, none could pass its window (nothing is consumed) to end,
+            // all 40 were stopped mid-body, and no callback came after a stop.
+            #expect(summary == "late=0 tasks=40 with_body=40 ended_before_stop=0 started=40 stopped=40", "\(summary)")
+        }
+    }
+}
