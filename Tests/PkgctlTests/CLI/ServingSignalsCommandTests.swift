@@ -8,41 +8,36 @@ import Testing
 /// --max-404-rate` halts a release with a broken link its health check passed. Real nginx
 /// (origin and log), real pkgctl processes, the real resolver (`pkgctl resolve --fetch`).
 @Suite struct ServingSignalsCommandTests {
-    let temp: TemporaryDirectory
-    let out: String
-    let origin: NginxOrigin
-    var manifestURL: String { origin.baseURL + "/manifest.json" }
+    let site: PublishingOrigin
 
     init() throws {
-        temp = try TemporaryDirectory()
-        out = try temp.makeDirectory("out")
-        origin = try NginxOrigin(root: out, accessLog: true)
+        site = try PublishingOrigin()
     }
 
     private func pack(_ version: String, _ extra: [String] = [], from source: String? = nil) throws {
-        try BundleFixtures.packDemo(version, into: out, from: source, extra)
+        try BundleFixtures.packDemo(version, into: site.out, from: source, extra)
     }
 
     private func update(_ store: String, deviceID: String = "device-1", _ extra: [String] = []) throws -> PkgctlProcess.Result {
-        try PkgctlProcess.run(["update", "--root", store, "--manifest", manifestURL, "--device-id", deviceID] + extra)
+        try PkgctlProcess.run(["update", "--root", store, "--manifest", site.manifestURL, "--device-id", deviceID] + extra)
     }
 
     /// The app asks the resolver for `path` under the package's route; what the package lacks goes to nginx.
     private func fetch(_ store: String, _ path: String) throws -> String {
         let result = try PkgctlProcess.run(["resolve", "--root", store, "app://www.example.com/app/" + path,
-                                            "--upstream", origin.baseURL, "--fetch"])
+                                            "--upstream", site.origin.baseURL, "--fetch"])
         #expect(result.status == 0, "\(result.stderr)")
         return result.stdout.split(separator: "\n").first { $0.hasPrefix("status:") }.map(String.init) ?? result.stdout
     }
 
-    private func servingReports() -> [OutcomeReport] { origin.outcomeReports().filter { $0.outcome == .serving } }
+    private func servingReports() -> [OutcomeReport] { site.origin.outcomeReports().filter { $0.outcome == .serving } }
 
     @Test func originMissesUnderARouteAreCountedAndReportedOnceTheyGrow() throws {
         try pack("1.0.0")
         // A file the release lacks that the origin has (a fallback), and one nobody has (a 404 inside the app).
-        try FileManager.default.createDirectory(atPath: out + "/app", withIntermediateDirectories: true)
-        try Data("late\n".utf8).write(to: URL(fileURLWithPath: out + "/app/late.js"))
-        let store = temp.path("store")
+        try FileManager.default.createDirectory(atPath: site.out + "/app", withIntermediateDirectories: true)
+        try Data("late\n".utf8).write(to: URL(fileURLWithPath: site.out + "/app/late.js"))
+        let store = site.temp.path("store")
         #expect(try update(store).status == 0)
         #expect(try fetch(store, "index.html") == "status:   200", "a file of the package: nothing counted")
         #expect(try fetch(store, "late.js") == "status:   200")
@@ -61,10 +56,10 @@ import Testing
         #expect(try fetch(store, "missing.js") == "status:   404")
         #expect(try update(store).status == 0)
         #expect(servingReports().map { [$0.notFound, $0.originFallbacks] } == [[2, 3], [3, 4]], "totals, not increments")
-        #expect(origin.accessLog().filter { $0.contains("/report/") }.allSatisfy { !$0.contains("missing") },
+        #expect(site.origin.accessLog().filter { $0.contains("/report/") }.allSatisfy { !$0.contains("missing") },
                 "a report names no path the app asked for")
 
-        let log = try #require(origin.combinedAccessLogPath)
+        let log = try #require(site.origin.combinedAccessLogPath)
         let report = try PkgctlProcess.run(["fleet", "report", log])
         #expect(report.stdout.contains("demo 1.0.0: 1 devices, 1 installed, 0 rolled back, 0 failed; failure rate 0.0 % of 1 "
                                        + "that tried it (95 % interval 0.0 % to 79.3 %); 404s inside the app: 3 on 1 of 1 devices "
@@ -80,10 +75,10 @@ import Testing
 
     @Test func aLongRunningResolverWritesItsCountsWithinASecondAndProcessesAddUp() throws {
         try pack("1.0.0")
-        let store = temp.path("store")
+        let store = site.temp.path("store")
         #expect(try update(store).status == 0)
         let packageStore = PackageStore(root: store)
-        let resolver = try Resolver(store: packageStore, configuration: ResolverConfiguration(upstream: origin.baseURL))
+        let resolver = try Resolver(store: packageStore, configuration: ResolverConfiguration(upstream: site.origin.baseURL))
         defer { resolver.shutdown() }
         let task = RecordingTask("app://www.example.com/app/nowhere.js")
         resolver.start(task)
@@ -111,7 +106,7 @@ import Testing
 
     @Test func aReleaseWithABrokenLinkIsHaltedByThe404RateAlone() throws {
         try pack("1.0.0")
-        let stores = (0..<4).map { temp.path("device\($0)") }
+        let stores = (0..<4).map { site.temp.path("device\($0)") }
         for (index, store) in stores.enumerated() { #expect(try update(store, deviceID: "d\(index)").status == 0) }
         try pack("1.1.0")
         // The health check passes, but the app meets a broken link on three devices.
@@ -120,13 +115,13 @@ import Testing
             if index < 3 { #expect(try fetch(store, "broken-link.js") == "status:   404") }
             #expect(try update(store, deviceID: "d\(index)").status == 0)
         }
-        _ = origin.settledAccessLog()
-        let log = try #require(origin.combinedAccessLogPath)
+        _ = site.origin.settledAccessLog()
+        let log = try #require(site.origin.combinedAccessLogPath)
         let options = ["--interval", "0", "--max-failure-rate", "20", "--min-devices", "4"]
-        #expect(try PkgctlProcess.run(["fleet", "watch", out, "demo", "--log", log, "--dry-run"] + options).stdout
+        #expect(try PkgctlProcess.run(["fleet", "watch", site.out, "demo", "--log", log, "--dry-run"] + options).stdout
                 == "demo 1.1.0 at 100 %: done: 0 of 4 devices failed (0.0 %, 95 % interval 0.0 % to 49.0 %)\n",
                 "without --max-404-rate, 404s decide nothing")
-        let halted = try PkgctlProcess.run(["fleet", "watch", out, "demo", "--log", log, "--max-404-rate", "10"] + options)
+        let halted = try PkgctlProcess.run(["fleet", "watch", site.out, "demo", "--log", log, "--max-404-rate", "10"] + options)
         #expect(halted.stdout == "demo 1.1.0 at 100 %: halt: 3 of 4 devices met a 404 inside the app (75.0 %, 95 % interval "
                 + "30.1 % to 95.4 %), above 10.0 %; revoked, devices go back to the version they ran before\n", "\(halted.stderr)")
         for (index, store) in stores.enumerated() {
@@ -136,7 +131,7 @@ import Testing
     }
 
     @Test func newerTotalsReplaceTheWaitingOnesOfTheirReleaseAndLeaveOtherReportsAlone() throws {
-        let spool = ReportSpool(layout: PackageStore(root: temp.path("store")).layout)
+        let spool = ReportSpool(layout: PackageStore(root: site.temp.path("store")).layout)
         func serving(_ release: String, _ count: Int) -> OutcomeReport {
             OutcomeReport(package: "demo", release: release, from: nil, outcome: .serving, notFound: count,
                           originFallbacks: count, device: "d", client: "0.1.0")

@@ -6,24 +6,19 @@ import Testing
 /// windows under Debian's faketime (the clock of the pkgctl process, local time UTC), critical
 /// releases, and devices pinned to a release by `rollout --devices`, signed.
 @Suite struct TargetingCommandTests {
-    let temp: TemporaryDirectory
-    let out: String
-    let origin: NginxOrigin
-    var manifestURL: String { origin.baseURL + "/manifest.json" }
+    let site: PublishingOrigin
 
     init() throws {
-        temp = try TemporaryDirectory()
-        out = try temp.makeDirectory("out")
-        origin = try NginxOrigin(root: out, accessLog: true)
+        site = try PublishingOrigin()
     }
 
     private func pack(_ version: String, from source: String? = nil, _ extra: [String] = []) throws {
-        try BundleFixtures.packDemo(version, into: out, from: source, extra)
+        try BundleFixtures.packDemo(version, into: site.out, from: source, extra)
     }
 
     /// `pkgctl update` run with its clock at `time` (UTC, 27 Nov 2026), keeping the window 02:00-04:00.
     private func update(_ store: String, at time: String, _ extra: [String] = []) throws -> PkgctlProcess.Result {
-        try PkgctlProcess.run(["update", "--root", store, "--manifest", manifestURL, "--activate-window", "02:00-04:00"] + extra,
+        try PkgctlProcess.run(["update", "--root", store, "--manifest", site.manifestURL, "--activate-window", "02:00-04:00"] + extra,
                               environment: ["TZ": "UTC"], launcher: ["/usr/bin/faketime", "-f", "@2026-11-27 \(time)"])
     }
 
@@ -33,7 +28,7 @@ import Testing
                   + "under libfaketime); ActivationWindowTests covers the edges through the library's clock")
             return
         }
-        let store = temp.path("store")
+        let store = site.temp.path("store")
         try pack("1.0.0")
         #expect(try update(store, at: "01:00:00").stdout == "demo: installed 1.0.0\n")
         try pack("1.1.0")
@@ -48,17 +43,17 @@ import Testing
         let listing = try JSONDecoder().decode(Listing.self, from: Data(json.stdout.utf8))
         #expect(listing.packages.map { "\($0.version) \($0.pending ?? "-")" } == ["1.0.0 1.1.0"], "\(json.stdout)")
 
-        let before = origin.settledAccessLog().count
+        let before = site.origin.settledAccessLog().count
         let opened = try update(store, at: "02:00:00")
         #expect(opened.stdout == "demo: 1.0.0 -> 1.1.0 (upgraded)\n", "\(opened.stdout)\(opened.stderr)")
-        let fetched = origin.settledAccessLog().dropFirst(before).map { String($0.split(separator: " ")[0]) }
+        let fetched = site.origin.settledAccessLog().dropFirst(before).map { String($0.split(separator: " ")[0]) }
         #expect(!fetched.contains { $0.hasSuffix(".zip") }, "activated without a download: \(fetched)")
         #expect(!(try PkgctlProcess.run(["status", "--root", store]).stdout.contains("pending")))
 
         // Across midnight, from the config file; and a critical release does not wait.
-        let config = try temp.write(Array(#"{"update": {"activate-window": ["23:30-00:30"]}}"#.utf8), to: "config.json")
+        let config = try site.temp.write(Array(#"{"update": {"activate-window": ["23:30-00:30"]}}"#.utf8), to: "config.json")
         try pack("1.2.0", from: "1.0.0")
-        let late = try PkgctlProcess.run(["update", "--root", store, "--manifest", manifestURL, "--config", config],
+        let late = try PkgctlProcess.run(["update", "--root", store, "--manifest", site.manifestURL, "--config", config],
                                          environment: ["TZ": "UTC"], launcher: ["/usr/bin/faketime", "-f", "@2026-11-28 00:29:00"])
         #expect(late.stdout.hasPrefix("demo: 1.1.0 -> 1.2.0 (upgraded)\n"), "\(late.stdout)\(late.stderr)")
         try pack("1.3.0", from: "1.1.0", ["--critical"])
@@ -67,24 +62,24 @@ import Testing
     }
 
     @Test func badWindowsAreRefusedByName() throws {
-        let refused = try PkgctlProcess.run(["update", "--root", temp.path("s"), "--manifest", manifestURL,
+        let refused = try PkgctlProcess.run(["update", "--root", site.temp.path("s"), "--manifest", site.manifestURL,
                                              "--activate-window", "2-4"])
         #expect(refused.status == 64)
         #expect(refused.stderr == "pkgctl: --activate-window must be HH:MM-HH:MM, local time, opening and closing at "
                 + "different minutes (got '2-4')\n")
-        let config = try temp.write(Array(#"{"update": {"activate-window": ["02:00-02:00"]}}"#.utf8), to: "config.json")
-        let fromFile = try PkgctlProcess.run(["update", "--root", temp.path("s"), "--manifest", manifestURL, "--config", config])
+        let config = try site.temp.write(Array(#"{"update": {"activate-window": ["02:00-02:00"]}}"#.utf8), to: "config.json")
+        let fromFile = try PkgctlProcess.run(["update", "--root", site.temp.path("s"), "--manifest", site.manifestURL, "--config", config])
         #expect(fromFile.status == 78 && fromFile.stderr.contains("update.activate-window must be HH:MM-HH:MM"), "\(fromFile.stderr)")
     }
 
     @Test func pinnedDevicesGetTheReleaseWhateverThePercentageAndTheManifestHidesTheirIDs() throws {
-        let key = try PkgctlProcess.run(["keygen", "--out", temp.path, "--name", "release"])
+        let key = try PkgctlProcess.run(["keygen", "--out", site.temp.path, "--name", "release"])
         #expect(key.status == 0, "\(key.stderr)")
-        let sign = ["--sign", temp.path + "/release.key"], trust = ["--trusted-key", temp.path + "/release.pub"]
+        let sign = ["--sign", site.temp.path + "/release.key"], trust = ["--trusted-key", site.temp.path + "/release.pub"]
         try pack("1.0.0", sign)
-        let stores = (0..<3).map { temp.path("device\($0)") }
+        let stores = (0..<3).map { site.temp.path("device\($0)") }
         for store in stores {
-            #expect(try PkgctlProcess.run(["update", "--root", store, "--manifest", manifestURL] + trust).status == 0)
+            #expect(try PkgctlProcess.run(["update", "--root", store, "--manifest", site.manifestURL] + trust).status == 0)
         }
         // The testers send the ids their devices print.
         let ids = try stores.map { try PkgctlProcess.run(["update", "--root", $0, "--print-device-id"]).stdout }
@@ -93,33 +88,33 @@ import Testing
         #expect(try PkgctlProcess.run(["update", "--print-device-id", "--device-id", "kiosk-7"]).stdout == "kiosk-7\n")
 
         try pack("1.1.0", ["--rollout", "0"] + sign)
-        let list = try temp.write(Array("# QA phones\n\(ids[0])  \n\n\(ids[1])".utf8), to: "qa.txt")
-        let pinned = try PkgctlProcess.run(["rollout", out, "demo", "--devices", list] + sign)
+        let list = try site.temp.write(Array("# QA phones\n\(ids[0])  \n\n\(ids[1])".utf8), to: "qa.txt")
+        let pinned = try PkgctlProcess.run(["rollout", site.out, "demo", "--devices", list] + sign)
         #expect(pinned.stdout == "demo 1.1.0: 0 % of devices, and 2 pinned devices\n", "\(pinned.stderr)")
-        let manifest = String(decoding: try #require(try FileSystem.read(out + "/manifest.json")), as: UTF8.self)
+        let manifest = String(decoding: try #require(try FileSystem.read(site.out + "/manifest.json")), as: UTF8.self)
         for id in ids { #expect(!manifest.contains(String(id.dropLast())), "the id itself is not published") }
-        let payload = try TrustPolicy(trustedKeys: [TrustedKey(file: temp.path + "/release.pub")])
+        let payload = try TrustPolicy(trustedKeys: [TrustedKey(file: site.temp.path + "/release.pub")])
             .open(Array(manifest.utf8), source: "manifest.json", now: Date())
         #expect(payload.manifest.packages.first?.rollout?.devices?.count == 2, "the pins are signed")
 
         for (index, store) in stores.enumerated() {
-            _ = try PkgctlProcess.run(["update", "--root", store, "--manifest", manifestURL] + trust)
+            _ = try PkgctlProcess.run(["update", "--root", store, "--manifest", site.manifestURL] + trust)
             #expect(PackageStore(root: store).activeVersion(of: "demo") == (index < 2 ? "1.1.0" : "1.0.0"), "device \(index)")
         }
         // Raising the percentage keeps the pins; an empty list removes them.
-        #expect(try PkgctlProcess.run(["rollout", out, "demo", "0.01"] + sign).stdout == "demo 1.1.0: 0.01 % of devices, and 2 pinned devices\n")
-        let empty = try temp.write([], to: "none.txt")
-        #expect(try PkgctlProcess.run(["rollout", out, "demo", "--devices", empty] + sign).stdout == "demo 1.1.0: 0.01 % of devices\n")
+        #expect(try PkgctlProcess.run(["rollout", site.out, "demo", "0.01"] + sign).stdout == "demo 1.1.0: 0.01 % of devices, and 2 pinned devices\n")
+        let empty = try site.temp.write([], to: "none.txt")
+        #expect(try PkgctlProcess.run(["rollout", site.out, "demo", "--devices", empty] + sign).stdout == "demo 1.1.0: 0.01 % of devices\n")
         // Pins need a release still rolling out; a bad line is named.
-        let bad = try temp.write(Array("ok\nhas space\n".utf8), to: "bad.txt")
-        let refusedLine = try PkgctlProcess.run(["rollout", out, "demo", "--devices", bad] + sign)
+        let bad = try site.temp.write(Array("ok\nhas space\n".utf8), to: "bad.txt")
+        let refusedLine = try PkgctlProcess.run(["rollout", site.out, "demo", "--devices", bad] + sign)
         #expect(refusedLine.status == 1 && refusedLine.stderr == "pkgctl: \(bad) line 2: a device id is 1 to 256 printable "
                 + "characters without spaces\n", "\(refusedLine.stderr)")
-        #expect(try PkgctlProcess.run(["rollout", out, "demo", "100"] + sign).status == 0)
-        let atFull = try PkgctlProcess.run(["rollout", out, "demo", "--devices", list] + sign)
+        #expect(try PkgctlProcess.run(["rollout", site.out, "demo", "100"] + sign).status == 0)
+        let atFull = try PkgctlProcess.run(["rollout", site.out, "demo", "--devices", list] + sign)
         #expect(atFull.status == 1 && atFull.stderr.contains("goes to every device; pins need a release still rolling out"),
                 "\(atFull.stderr)")
-        let neither = try PkgctlProcess.run(["rollout", out, "demo"])
+        let neither = try PkgctlProcess.run(["rollout", site.out, "demo"])
         #expect(neither.status == 64 && neither.stderr == "pkgctl: give a percent, --devices FILE, or both\n", "\(neither.stderr)")
     }
 }
