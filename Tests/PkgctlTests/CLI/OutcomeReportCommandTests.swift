@@ -6,31 +6,26 @@ import Testing
 /// reports each outcome with a GET to nginx (which answers it 404), `pkgctl fleet report`
 /// sums the log up. Real nginx, real pkgctl processes.
 @Suite struct OutcomeReportCommandTests {
-    let temp: TemporaryDirectory
-    let originRoot: String
-    let origin: NginxOrigin
-    var manifestURL: String { origin.baseURL + "/manifest.json" }
+    let site: PublishingOrigin
 
     init() throws {
-        temp = try TemporaryDirectory()
-        originRoot = try temp.makeDirectory("origin")
-        origin = try NginxOrigin(root: originRoot, accessLog: true)
+        site = try PublishingOrigin()
     }
 
     private func update(_ store: String, _ extra: [String] = [], deviceID: String = "device-1",
                         environment: [String: String] = [:]) throws -> PkgctlProcess.Result {
-        try PkgctlProcess.run(["update", "--root", store, "--manifest", manifestURL, "--device-id", deviceID] + extra,
+        try PkgctlProcess.run(["update", "--root", store, "--manifest", site.manifestURL, "--device-id", deviceID] + extra,
                               environment: environment)
     }
 
-    private func reports() -> [OutcomeReport] { origin.outcomeReports() }
+    private func reports() -> [OutcomeReport] { site.origin.outcomeReports() }
 
     @Test func eachOutcomeIsReportedOnceWithAPseudonymNotTheDeviceID() throws {
-        try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)
-        let store = temp.path("store")
+        try BundleFixtures.publishDemo(["1.0.0"], into: site.out)
+        let store = site.temp.path("store")
         #expect(try update(store).status == 0)
         #expect(try update(store).status == 0, "an unchanged run reports nothing")
-        try BundleFixtures.publishDemo(["1.1.0"], into: originRoot)
+        try BundleFixtures.publishDemo(["1.1.0"], into: site.out)
         let failing = try update(store, ["--health-check", "exit 3"])
         #expect(failing.status == 1)
         #expect(try update(store, ["--health-check", "exit 3"]).status == 0, "held: reported once")
@@ -45,24 +40,24 @@ import Testing
             OutcomeReport(package: "demo", release: "1.1.0", from: "1.0.0", outcome: .held, device: deviceTwo, client: "0.1.0"),
         ])
         #expect(deviceOne != deviceTwo, "a device is not followed from one release to the next")
-        #expect(!origin.accessLog().joined().contains("device-1"), "the device id never leaves the device")
+        #expect(!site.origin.accessLog().joined().contains("device-1"), "the device id never leaves the device")
         #expect(try FileSystem.contents(of: PackageStore(root: store).layout.reports).filter { $0.hasSuffix(".report") }.isEmpty)
     }
 
     @Test func aFailedInstallIsReportedWithItsErrorCode() throws {
-        let entry = try #require(try BundleFixtures.publishDemo(["1.0.0"], into: originRoot).first)
+        let entry = try #require(try BundleFixtures.publishDemo(["1.0.0"], into: site.out).first)
         // The zip no longer matches the manifest's digest.
-        let zip = originRoot + "/" + entry.url
+        let zip = site.out + "/" + entry.url
         var bytes = try Data(contentsOf: URL(fileURLWithPath: zip))
         bytes[bytes.count / 2] ^= 0xff
         try bytes.write(to: URL(fileURLWithPath: zip))
-        #expect(try update(temp.path("store")).status == 1)
+        #expect(try update(site.temp.path("store")).status == 1)
         #expect(reports().map { [$0.outcome.rawValue, $0.errorCode ?? ""] } == [["failed", "checksumMismatch"]])
     }
 
     @Test func reportsNeverHoldUpAnUpdateAndWaitForAReachableOrigin() throws {
-        try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)
-        let store = temp.path("store")
+        try BundleFixtures.publishDemo(["1.0.0"], into: site.out)
+        let store = site.temp.path("store")
         let hanging = try UnansweredListener()
         let started = Date()
         let result = try update(store, ["--report-url", "http://127.0.0.1:\(hanging.port)/report/v1"])
@@ -79,10 +74,10 @@ import Testing
     }
 
     @Test func aDeviceKilledWhileReportingSendsTheReportOnceLater() throws {
-        try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)
-        let store = temp.path("store")
+        try BundleFixtures.publishDemo(["1.0.0"], into: site.out)
+        let store = site.temp.path("store")
         let hanging = try UnansweredListener()
-        let (process, _, _) = try PkgctlProcess.start(["update", "--root", store, "--manifest", manifestURL, "--device-id", "d",
+        let (process, _, _) = try PkgctlProcess.start(["update", "--root", store, "--manifest", site.manifestURL, "--device-id", "d",
                                                        "--report-url", "http://127.0.0.1:\(hanging.port)/report/v1"])
         defer { ProcessLaunch.stop(process) }
         // The report is spooled before it is sent; kill the run while it waits to connect.
@@ -103,7 +98,7 @@ import Testing
     }
 
     @Test func theSpoolKeepsTheNewestReportsUpToItsBound() throws {
-        let store = PackageStore(root: temp.path("store"))
+        let store = PackageStore(root: site.temp.path("store"))
         let spool = ReportSpool(layout: store.layout)
         let reports = (0..<(ReportSpool.limit + 40)).map {
             OutcomeReport(package: "p\($0)", release: "1.0.0", from: nil, outcome: .installed, device: "d", client: "0.1.0")
@@ -115,16 +110,16 @@ import Testing
     }
 
     @Test func reportsAreOffWithNoReportOrTheConfigFile() throws {
-        try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)
-        #expect(try update(temp.path("store1"), ["--no-report"]).status == 0)
-        let config = try temp.write(Array(#"{"update": {"report": false}}"#.utf8), to: "config.json")
-        #expect(try update(temp.path("store2"), ["--config", config]).status == 0)
-        #expect(try update(temp.path("store3"), environment: ["PKGCTL_UPDATE_REPORT": "false"]).status == 0)
+        try BundleFixtures.publishDemo(["1.0.0"], into: site.out)
+        #expect(try update(site.temp.path("store1"), ["--no-report"]).status == 0)
+        let config = try site.temp.write(Array(#"{"update": {"report": false}}"#.utf8), to: "config.json")
+        #expect(try update(site.temp.path("store2"), ["--config", config]).status == 0)
+        #expect(try update(site.temp.path("store3"), environment: ["PKGCTL_UPDATE_REPORT": "false"]).status == 0)
         #expect(reports().isEmpty)
         for store in ["store1", "store2", "store3"] {
-            #expect(!FileSystem.exists(PackageStore(root: temp.path(store)).layout.reports))
+            #expect(!FileSystem.exists(PackageStore(root: site.temp.path(store)).layout.reports))
         }
-        let refused = try update(temp.path("store4"), ["--report-url", "ftp://example.com/r"])
+        let refused = try update(site.temp.path("store4"), ["--report-url", "ftp://example.com/r"])
         #expect(refused.status == 64)
         #expect(refused.stderr == "pkgctl: --report-url must be an http or https URL without a query\n")
     }
@@ -139,24 +134,24 @@ import Testing
                                        client: "0.1.0")
             text += #"10.0.0.1 - - [25/Nov/2026:17:00:00 +0000] "GET /app/report/v1?\#(report.query) HTTP/1.1" 404 153 "-" "-"\#n"#
         }
-        let log = try temp.write(Array(text.utf8), to: "large.log")
+        let log = try site.temp.write(Array(text.utf8), to: "large.log")
         let result = try PkgctlProcess.run(["fleet", "report", log])
         #expect(result.stdout == "demo 1.0.0: 20000 devices, 19800 installed, 0 rolled back, 200 failed (checksumMismatch 200); "
                 + "failure rate 1.0 % of 20000 that tried it (95 % interval 0.9 % to 1.1 %)\n20000 reports, 0 unreadable report lines\n", "\(result.stderr)")
     }
 
     @Test func fleetReportSumsUpTheOriginsLog() throws {
-        try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)
-        for device in 0..<4 { #expect(try update(temp.path("store\(device)"), deviceID: "device-\(device)").status == 0) }
-        try BundleFixtures.publishDemo(["1.1.0"], into: originRoot)
+        try BundleFixtures.publishDemo(["1.0.0"], into: site.out)
+        for device in 0..<4 { #expect(try update(site.temp.path("store\(device)"), deviceID: "device-\(device)").status == 0) }
+        try BundleFixtures.publishDemo(["1.1.0"], into: site.out)
         for device in 0..<4 {
             let check = device == 0 ? "exit 1" : "true"
-            _ = try update(temp.path("store\(device)"), ["--health-check", check], deviceID: "device-\(device)")
+            _ = try update(site.temp.path("store\(device)"), ["--health-check", check], deviceID: "device-\(device)")
         }
-        _ = origin.settledAccessLog()
-        let log = try #require(origin.combinedAccessLogPath)
+        _ = site.origin.settledAccessLog()
+        let log = try #require(site.origin.combinedAccessLogPath)
         // Hostile lines among the real ones: a forged outcome, binary bytes, an endless line.
-        let hostile = temp.path("hostile.log")
+        let hostile = site.temp.path("hostile.log")
         var junk = Data(#"127.0.0.1 - - [25/Nov/2026:17:00:00 +0000] "GET /report/v1?p=demo&r=1.1.0&a=exploded&d=x&v=1 HTTP/1.1" 404 0 "-" "-""#.utf8)
         junk += Data("\n".utf8) + Data([0x47, 0x45, 0x54, 0x20] + Array("/report/v1?p=\u{1}".utf8) + [0xff, 0x00, 0x0a])
         junk += Data("GET /report/v1?".utf8) + Data(repeating: UInt8(ascii: "a"), count: 100_000) + Data("\n".utf8)
