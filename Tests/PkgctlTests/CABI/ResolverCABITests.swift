@@ -6,7 +6,8 @@ import Testing
 /// against `pkgctl/resolver.h` and `libpkgctl-resolver` with the flags of the pkg-config file
 /// `scripts/pkgctl-resolver.pc.in` (filled in for this build), and drives the resolver from a
 /// poll loop on its descriptor: local hits, an origin fallback written through (nginx), offline
-/// misses, and stop storms from two threads with no callback after a stop.
+/// misses, and stop storms from two threads with no callback after a stop. Under a sanitizer
+/// run the host is built with the same sanitizer, so its reports join the suite's.
 @Suite(.serialized) struct ResolverCABITests {
     let temp: TemporaryDirectory
     let sandbox: ResolveSandbox
@@ -47,20 +48,34 @@ import Testing
         let flags = try Self.run("/usr/bin/pkg-config", ["--cflags", "--libs", "pkgctl-resolver"],
                                  environment: ["PKG_CONFIG_PATH": temp.path])
         #expect(flags.status == 0, "\(flags.stderr)")
-        let sanitizer = Self.sanitizerFlag
-        let compiler = sanitizer == nil ? "/usr/bin/cc" : "/opt/swift/usr/bin/clang"
+        let sanitizer = try Self.sanitizerFlags()
+        let compiler = sanitizer.isEmpty ? "/usr/bin/cc" : try Self.toolchainBin() + "/clang"
         let host = temp.path(URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent)
         let built = try Self.run(compiler, ["-std=c11", "-pthread", "-o", host, source] + warnings
-                                 + (sanitizer.map { [$0] } ?? [])
+                                 + sanitizer
                                  + flags.stdout.split(whereSeparator: \.isWhitespace).map(String.init))
         #expect(built.status == 0, "\(built.stderr)")
         return host
     }
 
-    static var sanitizerFlag: String? {
-        if dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil { return "-fsanitize=thread" }
-        if dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") != nil { return "-fsanitize=address" }
-        return nil
+    /// The flags that build the host with this test run's sanitizer, if any: the toolchain's
+    /// runtime, which also intercepts libdispatch and so needs it and BlocksRuntime linked.
+    static func sanitizerFlags() throws -> [String] {
+        let name = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil ? "thread"
+            : dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") != nil ? "address" : nil
+        guard let name else { return [] }
+        let runtime = try toolchainBin() + "/../lib/swift/linux"
+        return ["-fsanitize=\(name)", "-L" + runtime, "-ldispatch", "-lBlocksRuntime", "-Wl,-rpath," + runtime]
+    }
+
+    /// The `bin` folder of the Swift toolchain on `PATH` (its clang builds sanitized C).
+    static func toolchainBin() throws -> String {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        for folder in path.split(separator: ":") where FileManager.default.isExecutableFile(atPath: "\(folder)/swift") {
+            let swift = URL(fileURLWithPath: "\(folder)/swift").resolvingSymlinksInPath()
+            return swift.deletingLastPathComponent().path
+        }
+        throw TestSupportError("no swift on PATH (\(path.prefix(200)))")
     }
 
     /// Runs the host with the library folder on its search path.
