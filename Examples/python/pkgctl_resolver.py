@@ -1,0 +1,165 @@
+"""pkgctl's resolver for Python hosts, through its C ABI (pkgctl/resolver.h) with ctypes.
+
+Standard library only. Callbacks run on the thread that calls Resolver.dispatch(); wait for
+Resolver.fileno() to be readable (select, selectors, a GLib io watch) and call it:
+
+    resolver = Resolver("/var/lib/pkgctl")
+    task = resolver.start("GET", "app://www.example.com/app/", on_response=print, on_data=..., on_end=...)
+    while not done:
+        select.select([resolver], [], [], 10)
+        resolver.dispatch()
+    task.stop()            # exactly once per task, after its end or to cancel it
+    resolver.close()
+
+After Task.stop() returns on the dispatching thread (inside a callback too), no callback of
+that task runs; from another thread it waits for one in progress, and none starts after it.
+The library is found by ctypes.util.find_library("pkgctl-resolver"), or PKGCTL_RESOLVER_LIBRARY.
+"""
+import ctypes
+import ctypes.util
+import os
+import threading
+
+OK, ERR_INVALID, ERR_TRANSFER, ERR_OFFLINE, ERR_OTHER = 0, 1, 2, 3, 4
+
+
+class _Header(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("value", ctypes.c_char_p)]
+
+
+class _Options(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("store_root", ctypes.c_char_p), ("upstream", ctypes.c_char_p),
+                ("ca_file", ctypes.c_char_p), ("offline", ctypes.c_int32), ("explicit_consumption", ctypes.c_int32),
+                ("window", ctypes.c_uint64)]
+
+
+_RESPONSE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.POINTER(_Header), ctypes.c_size_t)
+_DATA = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t)
+_END = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_char_p)
+
+
+class _Callbacks(ctypes.Structure):
+    _fields_ = [("response", _RESPONSE), ("data", _DATA), ("end", _END)]
+
+
+class Counters(ctypes.Structure):
+    """The resolver's counters (pkgctl_resolver_counters)."""
+    _fields_ = [("tasks_started", ctypes.c_uint64), ("tasks_succeeded", ctypes.c_uint64),
+                ("tasks_failed", ctypes.c_uint64), ("tasks_stopped", ctypes.c_uint64),
+                ("body_bytes", ctypes.c_uint64), ("callbacks", ctypes.c_uint64)]
+
+
+def _load():
+    path = os.environ.get("PKGCTL_RESOLVER_LIBRARY") or ctypes.util.find_library("pkgctl-resolver")
+    if not path:
+        raise OSError("libpkgctl-resolver not found (set PKGCTL_RESOLVER_LIBRARY)")
+    lib = ctypes.CDLL(path)
+    lib.pkgctl_resolver_create.restype = ctypes.c_void_p
+    lib.pkgctl_resolver_create.argtypes = [ctypes.POINTER(_Options), ctypes.c_char_p, ctypes.c_size_t]
+    lib.pkgctl_resolver_destroy.argtypes = [ctypes.c_void_p]
+    lib.pkgctl_resolver_fd.restype = ctypes.c_int
+    lib.pkgctl_resolver_fd.argtypes = [ctypes.c_void_p]
+    lib.pkgctl_resolver_dispatch.restype = ctypes.c_size_t
+    lib.pkgctl_resolver_dispatch.argtypes = [ctypes.c_void_p]
+    lib.pkgctl_task_start.restype = ctypes.c_void_p
+    lib.pkgctl_task_start.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_Header),
+                                      ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t, ctypes.POINTER(_Callbacks),
+                                      ctypes.c_void_p]
+    lib.pkgctl_task_consumed.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
+    lib.pkgctl_task_stop.argtypes = [ctypes.c_void_p]
+    lib.pkgctl_resolver_get_counters.argtypes = [ctypes.c_void_p, ctypes.POINTER(Counters)]
+    return lib
+
+
+_lib = None
+
+
+def _library():
+    global _lib
+    if _lib is None:
+        _lib = _load()
+    return _lib
+
+
+class Task:
+    """One request in flight. Keeps its callbacks alive until stop()."""
+
+    def __init__(self, resolver, handle, callbacks):
+        self._resolver = resolver
+        self._handle = handle
+        self._callbacks = callbacks  # the ctypes function objects must outlive every call
+        self._lock = threading.Lock()
+
+    def consumed(self, length):
+        """Reports `length` body bytes used (with explicit_consumption)."""
+        with self._lock:
+            if self._handle:
+                _library().pkgctl_task_consumed(self._handle, length)
+
+    def stop(self):
+        """Stops the task unless it ended, and releases it; later calls do nothing."""
+        with self._lock:
+            handle, self._handle = self._handle, None
+        if handle:
+            _library().pkgctl_task_stop(handle)
+            self._resolver._tasks.discard(self)
+
+
+class Resolver:
+    """A resolver over a pkgctl store; see the module's doc."""
+
+    def __init__(self, store_root, upstream=None, ca_file=None, offline=False, explicit_consumption=False, window=0):
+        options = _Options(ctypes.sizeof(_Options), os.fsencode(store_root),
+                           upstream.encode() if upstream else None, os.fsencode(ca_file) if ca_file else None,
+                           1 if offline else 0, 1 if explicit_consumption else 0, window)
+        error = ctypes.create_string_buffer(512)
+        self._handle = _library().pkgctl_resolver_create(ctypes.byref(options), error, len(error))
+        if not self._handle:
+            raise OSError(error.value.decode(errors="replace"))
+        self._tasks = set()
+
+    def fileno(self):
+        """The descriptor that is readable while callbacks wait (for select)."""
+        return _library().pkgctl_resolver_fd(self._handle)
+
+    def dispatch(self):
+        """Runs the waiting callbacks on this thread; returns how many ran."""
+        return _library().pkgctl_resolver_dispatch(self._handle)
+
+    def start(self, method, url, headers=(), body=b"", on_response=None, on_data=None, on_end=None):
+        """Starts a request. on_response(status, [(name, value)]), on_data(bytes), on_end(result, message)."""
+        def response(_, status, fields, count):
+            if on_response:
+                on_response(status, [(fields[i].name.decode(), fields[i].value.decode()) for i in range(count)])
+
+        def data(_, bytes_, length):
+            if on_data:
+                on_data(ctypes.string_at(bytes_, length))
+
+        def end(_, result, message):
+            if on_end:
+                on_end(result, message.decode(errors="replace") if message else None)
+
+        callbacks = _Callbacks(_RESPONSE(response), _DATA(data), _END(end))
+        fields = (_Header * max(len(headers), 1))(*[_Header(n.encode(), v.encode()) for n, v in headers])
+        handle = _library().pkgctl_task_start(self._handle, method.encode(), url.encode(), fields, len(headers),
+                                              body or None, len(body), ctypes.byref(callbacks), None)
+        if not handle:
+            raise ValueError("pkgctl_task_start refused its arguments")
+        task = Task(self, handle, callbacks)
+        self._tasks.add(task)
+        return task
+
+    def counters(self):
+        """The resolver's Counters."""
+        counters = Counters()
+        _library().pkgctl_resolver_get_counters(self._handle, ctypes.byref(counters))
+        return counters
+
+    def close(self):
+        """Stops what still runs and frees the resolver (on the dispatching thread)."""
+        for task in list(self._tasks):
+            task.stop()
+        if self._handle:
+            _library().pkgctl_resolver_destroy(self._handle)
+            self._handle = None
