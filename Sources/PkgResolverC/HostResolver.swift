@@ -2,15 +2,15 @@ import CPkgResolver
 import PkgCore
 
 /// What a `pkgctl_resolver *` is: a ``Resolver`` whose callbacks wait in a
-/// ``DispatchQueueForHost``, the delivery every task gets, and the tasks the host has not
-/// stopped yet (so destroy can stop them).
+/// ``DispatchQueueForHost``, the delivery every task gets, and the handles of the tasks the
+/// host has not stopped yet (so destroy can stop them and release their handles).
 final class HostResolver: Sendable {
     let resolver: Resolver
     let queue: DispatchQueueForHost
     let counters = HostCounters()
     private let delivery: TaskDelivery
     private let offline: Bool
-    private let unstopped = PosixMutex([ObjectIdentifier: HostTask]())
+    private let unstopped = PosixMutex([ObjectIdentifier: TaskHandle]())
 
     init(options: pkgctl_resolver_options) throws(PkgError) {
         guard options.struct_size >= UInt32(MemoryLayout<pkgctl_resolver_options>.size) else {
@@ -38,10 +38,11 @@ final class HostResolver: Sendable {
                        consumption: options.explicit_consumption != 0 ? .explicit : .onReturn)
     }
 
-    /// Starts `task`; offline, a request no package or cached answer holds ends at the next dispatch.
-    func start(_ task: HostTask) {
+    /// Starts the task of `handle`; offline, a request no package or cached answer holds ends at the next dispatch.
+    func start(_ handle: TaskHandle) {
+        let task = handle.task
         counters.add(started: 1)
-        unstopped.withLock { $0[ObjectIdentifier(task)] = task }
+        unstopped.withLock { $0[ObjectIdentifier(handle)] = handle }
         if offline, let plan = try? resolver.plan(for: task.request), plan.upstreamURL != nil {
             let url = String(task.request.url.prefix(200))
             queue.execute { task.end(PKGCTL_ERR_OFFLINE, message: "\(url) is in no installed package (offline)") }
@@ -50,19 +51,23 @@ final class HostResolver: Sendable {
         resolver.start(task, delivery: delivery)
     }
 
-    /// The host is done with `task`: stops it unless it ended, and forgets it.
-    func stop(_ task: HostTask) {
-        unstopped.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(task)) }
-        task.stop(in: resolver)
+    /// The host is done with `handle`: stops its task unless it ended, and forgets it.
+    func stop(_ handle: TaskHandle) {
+        unstopped.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(handle)) }
+        handle.task.stop(in: resolver)
     }
 
-    /// Stops what the host left running, shuts the resolver down and closes the queue.
+    /// Stops what the host left running and releases those handles (they are invalid from now
+    /// on), shuts the resolver down and closes the queue.
     func destroy() {
-        let left = unstopped.withLock { tasks -> [HostTask] in
-            defer { tasks = [:] }
-            return Array(tasks.values)
+        let left = unstopped.withLock { handles -> [TaskHandle] in
+            defer { handles = [:] }
+            return Array(handles.values)
         }
-        for task in left { task.stop(in: resolver) }
+        for handle in left {
+            handle.task.stop(in: resolver)
+            Unmanaged.passUnretained(handle).release()  // the host's retain from pkgctl_task_start
+        }
         resolver.shutdown()
         queue.close()
     }

@@ -57,9 +57,9 @@ func taskStart(_ resolver: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ ur
     let bytes = bodyLength == 0 ? [] : Array(UnsafeRawBufferPointer(start: body, count: bodyLength))
     let request = ResourceRequest(url: String(cString: url), method: String(cString: method), headers: fields, body: bytes)
     let task = HostTask(request: request, callbacks: callbacks.pointee, user: user, counters: host.counters)
-    let handle = OpaquePointer(Unmanaged.passRetained(TaskHandle(task: task, host: host)).toOpaque())
-    host.start(task)
-    return handle
+    let handle = TaskHandle(task: task, host: host)
+    host.start(handle)
+    return OpaquePointer(Unmanaged.passRetained(handle).toOpaque())
 }
 
 @_cdecl("pkgctl_task_consumed")
@@ -73,22 +73,11 @@ func taskConsumed(_ task: OpaquePointer?, _ length: Int) {
 func taskStop(_ task: OpaquePointer?) {
     guard let task else { return }
     let handle = Unmanaged<TaskHandle>.fromOpaque(UnsafeRawPointer(task)).takeRetainedValue()
-    handle.host.stop(handle.task)
+    handle.host.stop(handle)
 }
 
 @_cdecl("pkgctl_resolver_get_counters")
 func resolverCounters(_ resolver: OpaquePointer?, _ counters: UnsafeMutablePointer<pkgctl_resolver_counters>?) {
     guard let resolver, let counters else { return }
     counters.pointee = Unmanaged<HostResolver>.fromOpaque(UnsafeRawPointer(resolver)).takeUnretainedValue().counters.snapshot
-}
-
-/// What a `pkgctl_task *` is: the task and the resolver it runs in.
-final class TaskHandle {
-    let task: HostTask
-    let host: HostResolver
-
-    init(task: HostTask, host: HostResolver) {
-        self.task = task
-        self.host = host
-    }
 }

@@ -11,6 +11,8 @@
  *                                               then dispatches 500 ms more: "late=L ..." (L must be 0);
  *                                               nothing is reported consumed, so each task stalls at its
  *                                               64 KiB window and none ends before its stop
+ *   resolver_host STORE UPSTREAM abandon N URL  N tasks left running at pkgctl_resolver_destroy(), which
+ *                                               stops them and frees their handles: "abandoned=N"
  */
 #include <pkgctl/resolver.h>
 #include <poll.h>
@@ -163,16 +165,29 @@ static int storm(pkgctl_resolver *resolver, int count, const char *url) {
     return late == 0 ? 0 : 1;
 }
 
+/* Starts `count` tasks, lets some body arrive, and destroys the resolver without stopping them. */
+static int abandon(pkgctl_resolver *resolver, int count, const char *url) {
+    task_state *states = calloc(count, sizeof *states);
+    for (int i = 0; i < count; i++) pkgctl_task_start(resolver, "GET", url, NULL, 0, NULL, 0, &callbacks, &states[i]);
+    for (double until = now() + 0.3; now() < until;) pump(resolver, 20);
+    pkgctl_resolver_destroy(resolver);
+    printf("abandoned=%d\n", count);
+    free(states);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 5) {
         fprintf(stderr, "usage: resolver_host STORE UPSTREAM get|offline|storm ...\n");
         return 64;
     }
     int offline = strcmp(argv[3], "offline") == 0;
-    pkgctl_resolver *resolver = make(argv[1], argv[2], offline, strcmp(argv[3], "storm") == 0);
+    pkgctl_resolver *resolver = make(argv[1], argv[2], offline, strcmp(argv[3], "get") != 0 && !offline);
     if (!resolver) return 1;
     int status;
-    if (strcmp(argv[3], "storm") == 0 && argc >= 6) {
+    if (strcmp(argv[3], "abandon") == 0 && argc >= 6) {
+        return abandon(resolver, atoi(argv[4]), argv[5]);
+    } else if (strcmp(argv[3], "storm") == 0 && argc >= 6) {
         status = storm(resolver, atoi(argv[4]), argv[5]);
     } else {
         status = get(resolver, argc - 4, argv + 4);

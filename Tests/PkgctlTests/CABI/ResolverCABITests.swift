@@ -146,6 +146,28 @@ import Testing
         #expect(run.stdout.hasPrefix("200\n<!doctype html><title>demo</title>"), "the route's index.html: \(run.stdout)")
     }
 
+    /// The origin the bindings' tests use: `/app/late.js` and the 8 MiB `/app/big.bin`.
+    func bindingOrigin() throws -> NginxOrigin {
+        let originRoot = try temp.makeDirectory("origin")
+        try FileManager.default.createDirectory(atPath: originRoot + "/app", withIntermediateDirectories: true)
+        try Data(Array("console.log('from the origin')".utf8)).write(to: URL(fileURLWithPath: originRoot + "/app/late.js"))
+        try Data(count: 8 << 20).write(to: URL(fileURLWithPath: originRoot + "/app/big.bin"))
+        return try NginxOrigin(root: originRoot, accessLog: true)
+    }
+
+    /// Runs a binding's own test suite against `origin` and the sandbox's store; checks what
+    /// every suite proves: it passed, and nginx was asked for the written-through file once.
+    func runBindingTests(_ executable: String, _ arguments: [String], origin: NginxOrigin,
+                         environment: [String: String], passed: String) throws {
+        let run = try Self.run(executable, arguments, environment: environment.merging([
+            "PKGCTL_TEST_STORE": sandbox.root, "PKGCTL_TEST_UPSTREAM": origin.baseURL, "LD_LIBRARY_PATH": lib,
+        ]) { $1 })
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect((run.stdout + run.stderr).contains(passed), "\(run.stdout)\(run.stderr)")
+        let lateFetches = origin.settledAccessLog().filter { $0.hasPrefix("/app/late.js ") }
+        #expect(lateFetches.count == 1, "written through: the second resolver read it from disk: \(lateFetches)")
+    }
+
     @Test func thePythonBindingPassesItsTestsAgainstNginx() throws {
         if Sanitizer.isActive {
             print("skipped under a sanitizer: Python cannot load the instrumented library (its interpreter is not built "
@@ -153,19 +175,28 @@ import Testing
             return
         }
         _ = try buildHost()  // lays out the library folder
-        let originRoot = try temp.makeDirectory("origin")
-        try FileManager.default.createDirectory(atPath: originRoot + "/app", withIntermediateDirectories: true)
-        try Data(Array("console.log('from the origin')".utf8)).write(to: URL(fileURLWithPath: originRoot + "/app/late.js"))
-        try Data(count: 8 << 20).write(to: URL(fileURLWithPath: originRoot + "/app/big.bin"))
-        let origin = try NginxOrigin(root: originRoot, accessLog: true)
-        let run = try Self.run("/usr/bin/env", ["python3", "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                                                BundleFixtures.repository + "/Examples/python/tests"],
-                               environment: ["PKGCTL_TEST_STORE": sandbox.root, "PKGCTL_TEST_UPSTREAM": origin.baseURL,
-                                             "PKGCTL_RESOLVER_LIBRARY": lib + "/libpkgctl-resolver.so.0"])
-        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        #expect(run.stdout.contains("4 passed"), "\(run.stdout)")
-        let lateFetches = origin.settledAccessLog().filter { $0.hasPrefix("/app/late.js ") }
-        #expect(lateFetches.count == 1, "written through: the second resolver read it from disk: \(lateFetches)")
+        try runBindingTests("/usr/bin/env", ["python3", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                             BundleFixtures.repository + "/Examples/python/tests"],
+                            origin: try bindingOrigin(),
+                            environment: ["PKGCTL_RESOLVER_LIBRARY": lib + "/libpkgctl-resolver.so.0", "PYTHONDONTWRITEBYTECODE": "1"],
+                            passed: "4 passed")
+    }
+
+    @Test func theRustBindingPassesItsTestsAgainstNginx() throws {
+        if Sanitizer.isActive {
+            print("skipped under a sanitizer: the Rust test binary is not built with the sanitizer's runtime; the C "
+                  + "host's tests cover the ABI there")
+            return
+        }
+        _ = try buildHost()  // lays out the library folder
+        let home = ProcessInfo.processInfo.environment["HOME"] ?? "/root"
+        let cargo = ["/usr/bin/cargo", home + "/.cargo/bin/cargo"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        let crate = BundleFixtures.repository + "/Examples/rust/pkgctl-resolver/Cargo.toml"
+        try runBindingTests(try #require(cargo, "no cargo (scripts/setup --test installs it)"),
+                            ["test", "--offline", "--quiet", "--manifest-path", crate],
+                            origin: try bindingOrigin(),
+                            environment: ["PKGCTL_RESOLVER_LIB_DIR": lib, "CARGO_TARGET_DIR": temp.path("cargo-target")],
+                            passed: "4 passed")
     }
 
     @Test func offlineAMissEndsWithTheOfflineResultAndNoFetch() throws {
@@ -194,5 +225,8 @@ import Testing
             // all 40 were stopped mid-body, and no callback came after a stop.
             #expect(summary == "late=0 tasks=40 with_body=40 ended_before_stop=0 started=40 stopped=40", "\(summary)")
         }
+        // Tasks the host never stopped are stopped, and their handles freed, by destroy.
+        let abandoned = try runHost(host, [sandbox.root, origin.baseURL, "abandon", "40", url])
+        #expect(abandoned.status == 0 && abandoned.stdout == "abandoned=40\n", "\(abandoned.stdout)\(abandoned.stderr)")
     }
 }
