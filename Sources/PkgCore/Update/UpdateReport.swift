@@ -67,7 +67,8 @@ public struct UpdateReport: Sendable, Hashable, Codable {
 
     /// Whether the manifest was fetched or not modified.
     public var manifest: ManifestStatus
-    /// One outcome per manifest package, in manifest order.
+    /// One outcome per package of the manifest (however many releases it lists), in manifest
+    /// order, except that packages whose active version does not fit the runtime come first.
     public var packages: [PackageOutcome]
     /// Versions removed by the garbage collection at the end of the run, as "NAME VERSION".
     public var removed: [String]
