@@ -68,12 +68,11 @@ struct StatusCommand: AsyncParsableCommand {
                     ? Listing.NotServed(name: name, version: version.version, range: version.range, runtime: version.runtime) : nil
             }
             return Listing(packages: try store.activePackages().map {
-                let range = try store.record(of: $0.name, version: $0.version)?.entry.runtime
-                let fits = hostRuntime.map { runtime in range.flatMap(RuntimeRange.init)?.contains(runtime) ?? true } ?? true
+                let entry = try store.record(of: $0.name, version: $0.version)?.entry
                 return .init(name: $0.name, version: $0.version, path: $0.directory, retained: $0.retainedVersions,
                              routes: $0.routes, held: try store.heldVersions(of: $0.name),
                              trial: try store.trial(of: $0.name)?.version, pending: try store.pendingVersion(of: $0.name),
-                             runtime: range, incompatible: !fits)
+                             runtime: entry?.runtime, incompatible: !(entry?.fits(hostRuntime) ?? true))
             }, notServed: notServed, manifest: manifest)
         }
         if json {

@@ -83,6 +83,16 @@ public struct Manifest: Codable, Sendable, Hashable {
         }
     }
 
+    /// Every version of `name` revoked by any of its releases, in the order first listed:
+    /// a version revoked for one runtime range is revoked for all.
+    public func revocations(of name: String) -> [String] {
+        var revoked: [String] = []
+        for version in packages.filter({ $0.name == name }).flatMap(\.revoked) where !revoked.contains(version) {
+            revoked.append(version)
+        }
+        return revoked
+    }
+
     /// The lowest schema version that describes these packages.
     var requiredSchemaVersion: Int {
         if packages.contains(where: { $0.runtime != nil }) { return 3 }

@@ -149,6 +149,13 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
     /// ``runtime`` parsed; nil: any runtime (or, before ``validate(source:)``, not a range).
     public var runtimeRange: RuntimeRange? { runtime.flatMap(RuntimeRange.init) }
 
+    /// Whether the release fits a host at `runtime`: always when either is absent (no range:
+    /// any runtime; no runtime stated: ranges are not considered).
+    public func fits(_ runtime: RuntimeVersion?) -> Bool {
+        guard let runtime, let range = runtimeRange else { return true }
+        return range.contains(runtime)
+    }
+
     /// The zip's absolute URL: `url` resolved against the manifest's URL.
     public func resolvedURL(relativeTo manifestURL: String) throws -> String {
         try Self.resolve(url, relativeTo: manifestURL)

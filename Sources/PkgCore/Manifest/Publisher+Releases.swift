@@ -78,7 +78,7 @@ extension Publisher {
         guard ManifestEntry.isSafeComponent(version) else {
             throw PkgError(.invalidArgument, "version '\(version.escapedForMessage)' is not a valid version")
         }
-        let before = Self.revocations(of: name, in: manifest)
+        let before = manifest.revocations(of: name)
         let revoked = before.contains(version) ? before : before + [version]
         var changed: [ManifestEntry] = []
         for var entry in releases {
@@ -110,14 +110,5 @@ extension Publisher {
             throw PkgError(.invalidArgument, "\(name) has no release for runtime '\(runtime?.text ?? "")'")
         }
         return entry
-    }
-
-    /// Every version of `name` revoked by any of its releases, in the order first listed.
-    static func revocations(of name: String, in manifest: Manifest) -> [String] {
-        var revoked: [String] = []
-        for version in manifest.packages.filter({ $0.name == name }).flatMap(\.revoked) where !revoked.contains(version) {
-            revoked.append(version)
-        }
-        return revoked
     }
 }

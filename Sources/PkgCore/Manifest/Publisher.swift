@@ -51,7 +51,7 @@ public struct Publisher: Sendable {
         var manifest = try readManifest(signer: signer)
         let slot = ReleaseSlot(name: name, runtime: runtime)
         let previous = manifest.packages.first { ReleaseSlot($0) == slot }
-        let revokedBefore = Self.revocations(of: name, in: manifest)
+        let revokedBefore = manifest.revocations(of: name)
 
         let fileName = "\(name)-\(version).zip"
         var placeholder = ManifestEntry(name: name, version: version, url: fileName,

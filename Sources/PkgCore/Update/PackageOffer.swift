@@ -20,15 +20,11 @@ struct PackageOffer {
         }
         return order.map { name in
             let all = releases[name] ?? []
-            var revoked: [String] = []
-            for version in all.flatMap(\.revoked) where !revoked.contains(version) { revoked.append(version) }
+            let revoked = manifest.revocations(of: name)
             func newest(_ entries: [ManifestEntry]) -> ManifestEntry? {
                 entries.max { PackageVersion($0.version) < PackageVersion($1.version) }
             }
-            var fitting = newest(all.filter { entry in
-                guard let runtime, let range = entry.runtimeRange else { return true }
-                return range.contains(runtime)
-            })
+            var fitting = newest(all.filter { $0.fits(runtime) })
             fitting?.revoked = revoked
             return PackageOffer(name: name, fitting: fitting, newest: newest(all) ?? all[0], revoked: revoked)
         }

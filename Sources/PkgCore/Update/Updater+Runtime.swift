@@ -11,9 +11,8 @@ extension Updater {
     /// Whether installed `version` of `name` fits ``runtime``: true with no runtime stated,
     /// or a version recorded without a range.
     func fitsRuntime(_ name: String, _ version: String) -> Bool {
-        guard let runtime, let record = try? store.record(of: name, version: version),
-              let range = record.entry.runtimeRange else { return true }
-        return range.contains(runtime)
+        guard let record = try? store.record(of: name, version: version) else { return true }
+        return record.entry.fits(runtime)
     }
 
     /// The outcome for a package none of whose releases fits ``runtime``.
@@ -64,8 +63,7 @@ extension Updater {
         let held = try store.heldVersions(of: name)
         let fallback = try store.retainedVersions(of: name).last { record in
             let version = record.entry.version
-            return !revoked.contains(version) && !held.contains(version)
-                && (record.entry.runtimeRange?.contains(runtime) ?? true)
+            return !revoked.contains(version) && !held.contains(version) && record.entry.fits(runtime)
         }
         try store.removeTrial(name)
         if let fallback {
