@@ -45,13 +45,13 @@ import Testing
             .replacingOccurrences(of: "@INCLUDEDIR@", with: BundleFixtures.repository + "/Sources/CPkgResolver/include")
             .replacingOccurrences(of: "@VERSION@", with: "0")
         try pc.write(toFile: temp.path("pkgctl-resolver.pc"), atomically: true, encoding: .utf8)
-        let flags = try Self.run("/usr/bin/pkg-config", ["--cflags", "--libs", "pkgctl-resolver"],
+        let flags = try PackagingCommand.run("/usr/bin/pkg-config", ["--cflags", "--libs", "pkgctl-resolver"],
                                  environment: ["PKG_CONFIG_PATH": temp.path])
         #expect(flags.status == 0, "\(flags.stderr)")
         let sanitizer = try Self.sanitizerFlags()
         let compiler = sanitizer.isEmpty ? "/usr/bin/cc" : try Self.toolchainBin() + "/clang"
         let host = temp.path(URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent)
-        let built = try Self.run(compiler, ["-std=c11", "-pthread", "-o", host, source] + warnings
+        let built = try PackagingCommand.run(compiler, ["-std=c11", "-pthread", "-o", host, source] + warnings
                                  + sanitizer
                                  + flags.stdout.split(whereSeparator: \.isWhitespace).map(String.init))
         #expect(built.status == 0, "\(built.stderr)")
@@ -79,28 +79,8 @@ import Testing
     }
 
     /// Runs the host with the library folder on its search path.
-    func runHost(_ host: String, _ arguments: [String]) throws -> PkgctlProcess.Result {
-        try Self.run(host, arguments, environment: ["LD_LIBRARY_PATH": lib])
-    }
-
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws
-        -> PkgctlProcess.Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let out = ProcessLaunch.pipe(), err = ProcessLaunch.pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try ProcessLaunch.run(process)
-        let stderr = PosixMutex(Data())
-        let done = DispatchSemaphore(value: 0)
-        Thread { stderr.withLock { $0 = err.fileHandleForReading.readDataToEndOfFile() }; done.signal() }.start()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        done.wait()
-        process.waitUntilExit()
-        return .init(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                     stderr: String(decoding: stderr.withLock { $0 }, as: UTF8.self))
+    func runHost(_ host: String, _ arguments: [String]) throws -> PackagingCommand.Result {
+        try PackagingCommand.run(host, arguments, environment: ["LD_LIBRARY_PATH": lib])
     }
 
     @Test func aCHostGetsLocalFilesAndOriginAnswersWrittenThrough() throws {
@@ -159,7 +139,7 @@ import Testing
     /// every suite proves: it passed, and nginx was asked for the written-through file once.
     func runBindingTests(_ executable: String, _ arguments: [String], origin: NginxOrigin,
                          environment: [String: String], passed: String) throws {
-        let run = try Self.run(executable, arguments, environment: environment.merging([
+        let run = try PackagingCommand.run(executable, arguments, environment: environment.merging([
             "PKGCTL_TEST_STORE": sandbox.root, "PKGCTL_TEST_UPSTREAM": origin.baseURL, "LD_LIBRARY_PATH": lib,
         ]) { $1 })
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
@@ -168,12 +148,16 @@ import Testing
         #expect(lateFetches.count == 1, "written through: the second resolver read it from disk: \(lateFetches)")
     }
 
+    /// True, after saying why, when `host` cannot load the instrumented library of a sanitizer run.
+    func skippedUnderSanitizer(_ host: String) -> Bool {
+        guard Sanitizer.isActive else { return false }
+        print("skipped under a sanitizer: \(host) is not built with the sanitizer's runtime, so it cannot load the "
+              + "instrumented library; the C host's tests cover the ABI there")
+        return true
+    }
+
     @Test func thePythonBindingPassesItsTestsAgainstNginx() throws {
-        if Sanitizer.isActive {
-            print("skipped under a sanitizer: Python cannot load the instrumented library (its interpreter is not built "
-                  + "with the sanitizer's runtime); the C host's tests cover the ABI there")
-            return
-        }
+        if skippedUnderSanitizer("the Python interpreter") { return }
         _ = try buildHost()  // lays out the library folder
         try runBindingTests("/usr/bin/env", ["python3", "-m", "pytest", "-q", "-p", "no:cacheprovider",
                                              BundleFixtures.repository + "/Examples/python/tests"],
@@ -183,11 +167,7 @@ import Testing
     }
 
     @Test func theRustBindingPassesItsTestsAgainstNginx() throws {
-        if Sanitizer.isActive {
-            print("skipped under a sanitizer: the Rust test binary is not built with the sanitizer's runtime; the C "
-                  + "host's tests cover the ABI there")
-            return
-        }
+        if skippedUnderSanitizer("the Rust test binary") { return }
         _ = try buildHost()  // lays out the library folder
         let home = ProcessInfo.processInfo.environment["HOME"] ?? "/root"
         let cargo = ["/usr/bin/cargo", home + "/.cargo/bin/cargo"].first { FileManager.default.isExecutableFile(atPath: $0) }
