@@ -1,16 +1,8 @@
 import Foundation
 import PkgCore
 
-/// Runs the example app `Examples/HybridApp` (a real WebKitGTK window) as its
-/// user would. `scripts/test` builds it and names it in `HYBRID_APP`, and runs
-/// the suite under `xvfb-run`; without it the hybrid-app tests are skipped.
+/// Runs one build of the example app (a real WebKitGTK window) and collects what it prints.
 final class HybridAppProcess: @unchecked Sendable {
-    static let executable = ProcessInfo.processInfo.environment["HYBRID_APP"] ?? ""
-    static var isAvailable: Bool {
-        !executable.isEmpty && FileManager.default.isExecutableFile(atPath: executable)
-            && ProcessInfo.processInfo.environment["DISPLAY"] != nil
-    }
-
     /// What a finished run printed.
     struct Result {
         var status: Int32
@@ -38,8 +30,8 @@ final class HybridAppProcess: @unchecked Sendable {
     private let output = PosixMutex<(stdout: Data, stderr: Data)>((Data(), Data()))
     private let readers = DispatchGroup()
 
-    init(_ arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: Self.executable)
+    init(_ app: HybridApp, _ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: app.executable)
         process.arguments = arguments
         let out = ProcessLaunch.pipe(), err = ProcessLaunch.pipe()
         process.standardOutput = out
@@ -73,8 +65,8 @@ final class HybridAppProcess: @unchecked Sendable {
         }
     }
 
-    /// Runs the app to its end.
-    static func run(_ arguments: [String], seconds: Double = 120) throws -> Result {
-        try HybridAppProcess(arguments).finish(seconds: seconds)
+    /// Runs `app` to its end.
+    static func run(_ app: HybridApp, _ arguments: [String], seconds: Double = 120) throws -> Result {
+        try HybridAppProcess(app, arguments).finish(seconds: seconds)
     }
 }

@@ -3,10 +3,11 @@ import Foundation
 import Testing
 @testable import PkgCore
 
-/// The resolver inside a real web engine: `Examples/HybridApp`, a WebKitGTK
-/// window whose `app://` scheme PkgCore answers, driven as its user would drive
-/// it (under Xvfb). See `HybridAppProcess` for how the suite finds the app.
-@Suite(.serialized, .enabled(if: HybridAppProcess.isAvailable, "needs HYBRID_APP and a display (scripts/test)"))
+/// The resolver inside a real web engine: a WebKitGTK window whose `app://` scheme the
+/// resolver answers, driven as its user would drive it (under Xvfb). Every test runs
+/// against each build of the app, the Swift one on PkgCore and the C one on the C ABI
+/// (`HybridApp`, which says how the suite finds them).
+@Suite(.serialized, .enabled(if: !HybridApp.available.isEmpty, "needs HYBRID_APP or HYBRID_APP_C and a display (scripts/test)"))
 struct HybridAppTests {
     static let bigSize = 4 << 20
     let sandbox: ResolveSandbox
@@ -35,22 +36,23 @@ struct HybridAppTests {
 
     /// The sample demo installed in a store of its own (in `directory`) and shown at `url`,
     /// offline, until its status line is written.
-    func runDemo(at url: String, in directory: TemporaryDirectory, extra: [String] = []) throws -> HybridAppProcess.Result {
+    func runDemo(_ app: HybridApp, at url: String, in directory: TemporaryDirectory,
+                 extra: [String] = []) throws -> HybridAppProcess.Result {
         try BundleFixtures.publishDemo(["1.0.0"], into: directory.path + "/origin")
         let root = directory.path + "/store"
         #expect(try Updater(store: PackageStore(root: root), manifestURL: "file://\(directory.path)/origin/manifest.json")
             .run().succeeded)
-        return try HybridAppProcess.run(["--root", root, "--offline", "--dump-dom"] + extra
-                                        + ["--wait-for", "document.getElementById('status').textContent !== 'loading…'", url])
+        return try HybridAppProcess.run(app, ["--root", root, "--offline", "--dump-dom"] + extra
+                                             + ["--wait-for", "document.getElementById('status').textContent !== 'loading…'", url])
     }
 
-    @Test func theDemoRendersFromThePackage() throws {
+    @Test(arguments: HybridApp.available) func theDemoRendersFromThePackage(app: HybridApp) throws {
         let store = try TemporaryDirectory()
-        let run = try runDemo(at: "app://www.example.com/app/", in: store, extra: ["--screenshot", store.path + "/demo.png"])
+        let run = try runDemo(app, at: "app://www.example.com/app/", in: store, extra: ["--screenshot", store.path + "/demo.png"])
         #expect(run.status == 0, "\(run.log)")
         #expect(run.stdout.contains("ready: script style image data"), "\(run.stdout)")
         for resourceClass in ["html", "script", "style", "image"] {
-            #expect(run.log.contains { $0.contains(" 200 \(resourceClass) package ") }, "no \(resourceClass) from the package: \(run.log)")
+            #expect(run.log.contains { $0.contains(app.served(200, resourceClass, from: .package)) }, "no \(resourceClass) from the package: \(run.log)")
         }
         let png = try #require(FileManager.default.contents(atPath: store.path + "/demo.png"))
         #expect(png.starts(with: [0x89, 0x50, 0x4e, 0x47]) && png.count > 1000)
@@ -61,19 +63,19 @@ struct HybridAppTests {
     /// does not follow a 3xx from a custom scheme ("Frame load interrupted", nothing loads),
     /// so the example answers it with a page that replaces itself with the location: the
     /// page loads at `/app/`, where its relative URLs reach its script, style and image.
-    @Test func aFolderWithoutItsSlashIsFollowedToItsPage() throws {
-        let run = try runDemo(at: "app://www.example.com/app", in: try TemporaryDirectory())
+    @Test(arguments: HybridApp.available) func aFolderWithoutItsSlashIsFollowedToItsPage(app: HybridApp) throws {
+        let run = try runDemo(app, at: "app://www.example.com/app", in: try TemporaryDirectory())
         #expect(run.status == 0, "\(run.log)")
         #expect(run.stdout.contains("ready: script style image data"), "\(run.stdout)")
-        #expect(run.log.contains { $0.contains(" 301 html package ") }, "\(run.log)")
-        #expect(run.log.contains { $0.contains(" 200 script package ") }, "\(run.log)")
+        #expect(run.log.contains { $0.contains(app.served(301, "html", from: .package)) }, "\(run.log)")
+        #expect(run.log.contains { $0.contains(app.served(200, "script", from: .package)) }, "\(run.log)")
     }
 
     /// Headers a package declares reach the page through the custom scheme (a fetch of
     /// the page's own URL reads them back), but WebKitGTK 2.50 does not make an `app://`
     /// page `crossOriginIsolated` for them, though it is a secure context; the README says so.
     /// Should a later WebKitGTK honour them, this test fails and the README must change.
-    @Test func declaredHeadersReachThePageThroughTheCustomScheme() throws {
+    @Test(arguments: HybridApp.available) func declaredHeadersReachThePageThroughTheCustomScheme(app: HybridApp) throws {
         let store = try TemporaryDirectory()
         let site = store.path + "/site"
         try FileManager.default.createDirectory(atPath: site, withIntermediateDirectories: true)
@@ -90,9 +92,9 @@ struct HybridAppTests {
         #expect(packed.status == 0, "\(packed.stderr)")
         let root = store.path + "/store"
         #expect(try Updater(store: PackageStore(root: root), manifestURL: "file://\(store.path)/origin/manifest.json").run().succeeded)
-        let run = try HybridAppProcess.run(["--root", root, "--offline", "--dump-dom",
-                                            "--wait-for", "document.getElementById('status').textContent !== 'loading…'",
-                                            "app://www.example.com/app/"])
+        let run = try HybridAppProcess.run(app, ["--root", root, "--offline", "--dump-dom",
+                                                 "--wait-for", "document.getElementById('status').textContent !== 'loading…'",
+                                                 "app://www.example.com/app/"])
         #expect(run.status == 0, "\(run.log)")
         #expect(run.stdout.contains("coep=require-corp coop=same-origin isolated=false secure=true"), "\(run.stdout)")
     }
@@ -100,13 +102,13 @@ struct HybridAppTests {
     /// A page that sets `location` while 40 of its images still load slowly from the origin:
     /// WebKit reports the superseded load as failed (cancelled), which is no failure of the
     /// app; the next page's outcome is what counts. (Before: exit 1, four runs of four.)
-    @Test func aNavigationReplacedByAnotherIsNotAFailure() throws {
+    @Test(arguments: HybridApp.available) func aNavigationReplacedByAnotherIsNotAFailure(app: HybridApp) throws {
         for index in 0..<40 {
             _ = try originRoot.write([UInt8](repeating: UInt8(index), count: 64 * 1024), to: "img/\(index).png")
         }
         let origin = try ResolverOrigin(root: originRoot.path)
         for attempt in 0..<2 {
-            let run = try HybridAppProcess.run(arguments("app://www.example.com/app/navigate.html", origin: origin))
+            let run = try HybridAppProcess.run(app, arguments("app://www.example.com/app/navigate.html", origin: origin))
             #expect(run.status == 0, "attempt \(attempt): \(run.log)")
             #expect(run.stdout.contains("local:yes origin:yes"), "attempt \(attempt): \(run.stdout)")
             #expect(run.log.contains { $0.contains("load superseded: app://www.example.com/app/navigate.html") },
@@ -114,45 +116,45 @@ struct HybridAppTests {
         }
     }
 
-    @Test func aFileThePackageLacksComesFromTheOriginAndIsWrittenThroughThenTheOriginGoesDown() throws {
+    @Test(arguments: HybridApp.available) func aFileThePackageLacksComesFromTheOriginAndIsWrittenThroughThenTheOriginGoesDown(app: HybridApp) throws {
         let origin = try ResolverOrigin(root: originRoot.path)
-        let online = try HybridAppProcess.run(arguments("app://www.example.com/app/index.html", origin: origin))
+        let online = try HybridAppProcess.run(app, arguments("app://www.example.com/app/index.html", origin: origin))
         #expect(online.status == 0, "\(online.log)")
         #expect(online.stdout.contains("local:yes origin:yes later:no"), "\(online.stdout)")
-        #expect(online.log.contains { $0.contains("/app/js/origin.js 200 script origin ") }, "\(online.log)")
+        #expect(online.log.contains { $0.contains("/app/js/origin.js" + app.served(200, "script", from: .origin)) }, "\(online.log)")
         #expect(origin.requests(to: "/app/js/origin.js") == 1)
         let cached = sandbox.store.layout.overlay + "/app@1.0.0/www.example.com/app/js/origin.js"
         #expect(FileManager.default.contents(atPath: cached) == Data("window.originRan = true;\n".utf8))
 
         origin.stop()
-        let offline = try HybridAppProcess.run(arguments("app://www.example.com/app/second.html", origin: origin))
+        let offline = try HybridAppProcess.run(app, arguments("app://www.example.com/app/second.html", origin: origin))
         #expect(offline.status == 0, "\(offline.log)")
         // The package's files and the written-through one render; the one never fetched fails cleanly.
         #expect(offline.stdout.contains("local:yes origin:yes later:no"), "\(offline.stdout)")
-        #expect(offline.log.contains { $0.contains("/app/js/origin.js 200 script overlay ") }, "\(offline.log)")
+        #expect(offline.log.contains { $0.contains("/app/js/origin.js" + app.served(200, "script", from: .overlay)) }, "\(offline.log)")
         #expect(offline.log.contains { $0.contains("/app/js/later.js") && $0.contains("failed:") }, "\(offline.log)")
         #expect(offline.engineWarnings.isEmpty, "\(offline.engineWarnings)")
     }
 
-    @Test func aPostedStringBodyReachesTheOriginAndTheAnswerReachesThePage() throws {
+    @Test(arguments: HybridApp.available) func aPostedStringBodyReachesTheOriginAndTheAnswerReachesThePage(app: HybridApp) throws {
         let origin = try ResolverOrigin(root: originRoot.path)
-        let run = try HybridAppProcess.run(arguments("app://www.example.com/app/post.html", origin: origin))
+        let run = try HybridAppProcess.run(app, arguments("app://www.example.com/app/post.html", origin: origin))
         #expect(run.status == 0, "\(run.log)")
         #expect(run.stdout.contains("answer:posted"), "\(run.stdout)")
         #expect(eventually { origin.accessLog().contains { $0.hasPrefix("POST /echo-post 200") && $0.contains("hello from webkit") } },
                 "\(origin.accessLog())")
     }
 
-    @Test func anUpdateInstalledWhileTheAppRunsIsWhatAReloadShows() throws {
-        let app = try HybridAppProcess(["--root", sandbox.root, "--offline", "--dump-dom", "--loads", "2",
-                                        "--wait-for", HybridAppPages.waitForDone, "--timeout", "90",
-                                        "app://www.example.com/app/index.html"])
-        #expect(eventually(seconds: 60) { app.stdout.contains("local:yes") })
+    @Test(arguments: HybridApp.available) func anUpdateInstalledWhileTheAppRunsIsWhatAReloadShows(app: HybridApp) throws {
+        let running = try HybridAppProcess(app, ["--root", sandbox.root, "--offline", "--dump-dom", "--loads", "2",
+                                                 "--wait-for", HybridAppPages.waitForDone, "--timeout", "90",
+                                                 "app://www.example.com/app/index.html"])
+        #expect(eventually(seconds: 60) { running.stdout.contains("local:yes") })
         try sandbox.install("app", "2.0.0", routes: ["www.example.com/app"], files: [
             "index.html": Array("<!doctype html><body data-done=\"1\"><p id=\"out\">version two</p></body>".utf8),
         ])
-        kill(app.process.processIdentifier, SIGHUP)
-        let run = app.finish()
+        kill(running.process.processIdentifier, SIGHUP)
+        let run = running.finish()
         #expect(run.status == 0, "\(run.log)")
         let dumps = run.stdout.components(separatedBy: "</html>")
         #expect(dumps.count == 3, "two pages: \(run.stdout)")
@@ -160,14 +162,14 @@ struct HybridAppTests {
         #expect(dumps.dropFirst().first?.contains("version two") == true, "\(run.stdout)")
     }
 
-    @Test func fiveHundredLoadsAbandonedMidStreamLeaveNothingBehind() throws {
+    @Test(arguments: HybridApp.available) func fiveHundredLoadsAbandonedMidStreamLeaveNothingBehind(app: HybridApp) throws {
         // WebKit reads an abandoned subframe navigation to its end (no stop reaches the app: it
         // drains), so the page is 1 MiB; an aborted fetch drops its stream and the task stops.
         _ = try originRoot.write(Array("<!doctype html><title>big</title><pre>".utf8) + [UInt8](repeating: 0x20, count: 1 << 20),
                                  to: "big.html")
         _ = try originRoot.write([UInt8](repeating: 0x20, count: Self.bigSize), to: "big.bin")
         let origin = try ResolverOrigin(root: originRoot.path, slowRate: "256k")
-        let run = try HybridAppProcess.run(arguments("app://www.example.com/app/storm.html", origin: origin), seconds: 180)
+        let run = try HybridAppProcess.run(app, arguments("app://www.example.com/app/storm.html", origin: origin), seconds: 180)
         #expect(run.status == 0, "\(run.log.suffix(20))")
         #expect(run.stdout.contains("abandoned:500"), "\(run.stdout.suffix(500))")
         #expect(run.engineWarnings.isEmpty, "\(run.engineWarnings)")
@@ -186,7 +188,7 @@ struct HybridAppTests {
         #expect(memory.end <= memory.start + 64 * 1024, "\(run.exitLine)")
     }
 
-    @Test func aPageReadingAHugeOriginFileSlowlyNeverMakesTheAppQueueMoreThanItsWindow() throws {
+    @Test(arguments: HybridApp.available) func aPageReadingAHugeOriginFileSlowlyNeverMakesTheAppQueueMoreThanItsWindow(app: HybridApp) throws {
         let size = 200 << 20
         var generator = SystemRandomNumberGenerator()
         let block = (0..<(1 << 20)).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -205,7 +207,7 @@ struct HybridAppTests {
             "flow.html": Array(HybridAppPages.slowReader(path: "/huge.bin").utf8),
         ])
         let origin = try ResolverOrigin(root: originRoot.path)
-        let run = try HybridAppProcess.run(arguments("app://www.example.com/app/flow.html", origin: origin), seconds: 240)
+        let run = try HybridAppProcess.run(app, arguments("app://www.example.com/app/flow.html", origin: origin), seconds: 240)
         #expect(run.status == 0, "\(run.log.suffix(20))")
         #expect(run.stdout.contains("bytes:\(size) sha256:\(digest)"), "\(run.stdout.suffix(300))")
         // What the app holds of the body itself (queued for a full pipe) never passes the
