@@ -43,7 +43,10 @@ pkgctl_resolver *scheme_handler_create_resolver(const char *root, const char *up
         log_line("%s", error);
         return NULL;
     }
-    handler.resolver_source = g_unix_fd_add(pkgctl_resolver_fd(resolver), G_IO_IN, on_resolver_ready, resolver);
+    /* At idle priority, as WebKit's own work comes first: input, drawing, and reading the
+     * body pipes, which makes room for the bytes the callbacks bring. */
+    handler.resolver_source = g_unix_fd_add_full(G_PRIORITY_DEFAULT_IDLE, pkgctl_resolver_fd(resolver), G_IO_IN,
+                                                 on_resolver_ready, resolver, NULL);
     return resolver;
 }
 
