@@ -60,7 +60,10 @@ let package = Package(
             linkerSettings: [.unsafeFlags([
                 "-Xlinker", "-soname=libpkgctl-resolver.so.0",
                 "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/CPkgResolver/resolver.map",
-            ])]
+            ]),
+            // A release library carries the Swift runtime (SwiftPM's --static-swift-stdlib links
+            // only executables so), so it needs only Debian's libraries (scripts/package).
+            .unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
         ),
         .target(
             name: "PkgServer",

@@ -2,11 +2,13 @@ import CPkgResolver
 import Glibc
 import PkgCore
 
-// The C ABI of `pkgctl/resolver.h` (Sources/CPkgResolver/include): each function below is
-// the definition of the declaration of the same C name there, documented in the header.
+// The C ABI of `pkgctl/resolver.h` (Sources/CPkgResolver/include): each function below
+// implements the function of that header named without `swift_`, documented there. The
+// exported C functions (Sources/CPkgResolver/abi.c) forward to these, which the library does
+// not export (resolver.map); their C prototypes are in Sources/CPkgResolver/implementation.h.
 // Handles are retained Swift objects passed as opaque pointers.
 
-@_cdecl("pkgctl_resolver_create")
+@_cdecl("pkgctl_swift_resolver_create")
 func resolverCreate(_ options: UnsafePointer<pkgctl_resolver_options>?, _ errorBuffer: UnsafeMutablePointer<CChar>?,
                     _ errorSize: Int) -> OpaquePointer? {
     do {
@@ -23,26 +25,26 @@ func resolverCreate(_ options: UnsafePointer<pkgctl_resolver_options>?, _ errorB
     }
 }
 
-@_cdecl("pkgctl_resolver_destroy")
+@_cdecl("pkgctl_swift_resolver_destroy")
 func resolverDestroy(_ resolver: OpaquePointer?) {
     guard let resolver else { return }
     let host = Unmanaged<HostResolver>.fromOpaque(UnsafeRawPointer(resolver)).takeRetainedValue()
     host.destroy()
 }
 
-@_cdecl("pkgctl_resolver_fd")
+@_cdecl("pkgctl_swift_resolver_fd")
 func resolverDescriptor(_ resolver: OpaquePointer?) -> Int32 {
     guard let resolver else { return -1 }
     return Unmanaged<HostResolver>.fromOpaque(UnsafeRawPointer(resolver)).takeUnretainedValue().queue.descriptor
 }
 
-@_cdecl("pkgctl_resolver_dispatch")
+@_cdecl("pkgctl_swift_resolver_dispatch")
 func resolverDispatch(_ resolver: OpaquePointer?) -> Int {
     guard let resolver else { return 0 }
     return Unmanaged<HostResolver>.fromOpaque(UnsafeRawPointer(resolver)).takeUnretainedValue().queue.dispatch()
 }
 
-@_cdecl("pkgctl_task_start")
+@_cdecl("pkgctl_swift_task_start")
 func taskStart(_ resolver: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ url: UnsafePointer<CChar>?,
                _ headers: UnsafePointer<pkgctl_header>?, _ headerCount: Int,
                _ body: UnsafeRawPointer?, _ bodyLength: Int,
@@ -62,21 +64,22 @@ func taskStart(_ resolver: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ ur
     return OpaquePointer(Unmanaged.passRetained(handle).toOpaque())
 }
 
-@_cdecl("pkgctl_task_consumed")
+@_cdecl("pkgctl_swift_task_consumed")
 func taskConsumed(_ task: OpaquePointer?, _ length: Int) {
     guard let task else { return }
     let handle = Unmanaged<TaskHandle>.fromOpaque(UnsafeRawPointer(task)).takeUnretainedValue()
-    handle.host.resolver.consumed(length, by: handle.task)
+    // A size_t arrives as Int: past Int.max it reads negative, and it means "everything".
+    handle.host.resolver.consumed(Int(clamping: UInt(bitPattern: length)), by: handle.task)
 }
 
-@_cdecl("pkgctl_task_stop")
+@_cdecl("pkgctl_swift_task_stop")
 func taskStop(_ task: OpaquePointer?) {
     guard let task else { return }
     let handle = Unmanaged<TaskHandle>.fromOpaque(UnsafeRawPointer(task)).takeRetainedValue()
     handle.host.stop(handle)
 }
 
-@_cdecl("pkgctl_resolver_get_counters")
+@_cdecl("pkgctl_swift_resolver_get_counters")
 func resolverCounters(_ resolver: OpaquePointer?, _ counters: UnsafeMutablePointer<pkgctl_resolver_counters>?) {
     guard let resolver, let counters else { return }
     counters.pointee = Unmanaged<HostResolver>.fromOpaque(UnsafeRawPointer(resolver)).takeUnretainedValue().counters.snapshot

@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+
+/// The resolver's Debian packages `scripts/package` builds beside `PKGCTL_DEB`:
+/// libpkgctl-resolver0 (the shared library) and libpkgctl-resolver-dev (header, .so link,
+/// pkg-config file, static library).
+enum ResolverPackages {
+    static let exports = ["pkgctl_resolver_create", "pkgctl_resolver_destroy", "pkgctl_resolver_dispatch",
+                          "pkgctl_resolver_fd", "pkgctl_resolver_get_counters", "pkgctl_task_consumed",
+                          "pkgctl_task_start", "pkgctl_task_stop"]
+    static let libdir = "usr/lib/x86_64-linux-gnu"
+
+    /// The version in PKGCTL_DEB's name: the packages are built together, with one version.
+    static var version: String {
+        let name = URL(fileURLWithPath: DebianPackage.path).lastPathComponent
+        return String(name.dropFirst("pkgctl_".count).dropLast("_amd64.deb".count))
+    }
+
+    static func path(_ package: String) -> String {
+        URL(fileURLWithPath: DebianPackage.path).deletingLastPathComponent().path + "/\(package)_\(version)_amd64.deb"
+    }
+
+    static var library: String { path("libpkgctl-resolver0") }
+    static var development: String { path("libpkgctl-resolver-dev") }
+
+    /// Both packages unpacked into a new directory by `scripts/lib/resolver-prefix`, with the
+    /// environment it prints (PKG_CONFIG_PATH, PKG_CONFIG_SYSROOT_DIR, LD_LIBRARY_PATH).
+    static func unpack() throws -> (directory: TemporaryDirectory, environment: [String: String]) {
+        let directory = try TemporaryDirectory(prefix: "pkgctl-resolver-deb")
+        let printed = try PackagingCommand.require(BundleFixtures.repository + "/scripts/lib/resolver-prefix", [
+            URL(fileURLWithPath: DebianPackage.path).deletingLastPathComponent().path, directory.path("root"), version])
+        var environment: [String: String] = [:]
+        for line in printed.split(separator: "\n") {
+            let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+            if parts.count == 2 { environment[parts[0]] = parts[1] }
+        }
+        return (directory, environment)
+    }
+
+    /// `dpkg-deb -c`: path → (mode, link target), e.g. "./usr/include/pkgctl/resolver.h" → ("-rw-r--r--", nil).
+    static func contents(_ deb: String) throws -> [String: (mode: String, target: String?)] {
+        // lrwxrwxrwx root/root 0 2026-11-23 23:52 ./usr/lib/x86_64-linux-gnu/libpkgctl-resolver.so -> libpkgctl-resolver.so.0
+        var entries: [String: (mode: String, target: String?)] = [:]
+        for line in try PackagingCommand.require("/usr/bin/dpkg-deb", ["-c", deb]).split(separator: "\n") {
+            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+            try #require(fields.count == 6, "\(line)")
+            #expect(fields[1] == "root/root", "\(line)")
+            let name = fields[5].components(separatedBy: " -> ")
+            entries[name[0]] = (String(fields[0]), name.count == 2 ? name[1] : nil)
+        }
+        return entries
+    }
+}
+
+@Suite(.enabled(if: DebianPackage.isAvailable, "needs PKGCTL_DEB, the .deb scripts/package builds (scripts/test)"))
+struct ResolverPackageTests {
+    @Test(arguments: ["libpkgctl-resolver0", "libpkgctl-resolver-dev"])
+    func lintianReportsNoErrorOrWarning(_ package: String) throws {
+        let result = try PackagingCommand.run("/usr/bin/lintian", ["--tag-display-limit", "0", ResolverPackages.path(package)])
+        let tags = result.stdout.split(separator: "\n").filter { $0.hasPrefix("E: ") || $0.hasPrefix("W: ") }
+        #expect(tags.isEmpty, "\(tags.joined(separator: "\n"))")
+        #expect(result.status == 0, "\(result.all)")
+    }
+
+    @Test func theLibraryPackageHoldsTheSONAMELinkSymbolsAndTrigger() throws {
+        let libdir = "./" + ResolverPackages.libdir
+        let entries = try ResolverPackages.contents(ResolverPackages.library)
+        #expect(entries["\(libdir)/libpkgctl-resolver.so.0.0.0"]?.mode == "-rw-r--r--", "\(entries.keys.sorted())")
+        #expect(entries["\(libdir)/libpkgctl-resolver.so.0"]?.target == "libpkgctl-resolver.so.0.0.0")
+        for document in ["copyright", "changelog.gz"] {
+            #expect(entries["./usr/share/doc/libpkgctl-resolver0/\(document)"]?.mode == "-rw-r--r--", "\(document)")
+        }
+        let fields = try PackagingCommand.require("/usr/bin/dpkg-deb", ["-f", ResolverPackages.library,
+                                                                        "Version", "Section", "Multi-Arch", "Depends"])
+        #expect(fields.contains("Version: \(ResolverPackages.version)\n") && fields.contains("Section: libs\n"), "\(fields)")
+        #expect(fields.contains("libc6 (>=") && fields.contains("libcurl4 (>=") && !fields.lowercased().contains("swift"),
+                "\(fields)")
+        let symbols = try PackagingCommand.require("/usr/bin/dpkg-deb", ["-I", ResolverPackages.library, "symbols"])
+        #expect(symbols.hasPrefix("libpkgctl-resolver.so.0 libpkgctl-resolver0 #MINVER#\n"), "\(symbols)")
+        for name in ResolverPackages.exports { #expect(symbols.contains(" \(name)@PKGCTL_RESOLVER_0 "), "\(name)") }
+        let triggers = try PackagingCommand.require("/usr/bin/dpkg-deb", ["-I", ResolverPackages.library, "triggers"])
+        #expect(triggers == "activate-noawait ldconfig\n")
+    }
+
+    @Test func theDevelopmentPackageHoldsHeaderLinkAndPkgConfigFileForThisVersion() throws {
+        let libdir = "./" + ResolverPackages.libdir
+        let entries = try ResolverPackages.contents(ResolverPackages.development)
+        #expect(entries["./usr/include/pkgctl/resolver.h"]?.mode == "-rw-r--r--", "\(entries.keys.sorted())")
+        #expect(entries["\(libdir)/libpkgctl-resolver.so"]?.target == "libpkgctl-resolver.so.0")
+        #expect(entries["\(libdir)/pkgconfig/pkgctl-resolver.pc"]?.mode == "-rw-r--r--")
+        let depends = try PackagingCommand.require("/usr/bin/dpkg-deb", ["-f", ResolverPackages.development, "Depends"])
+        #expect(depends == "libpkgctl-resolver0 (= \(ResolverPackages.version))\n")
+        let unpacked = try ResolverPackages.unpack()
+        let header = try String(contentsOfFile: unpacked.directory.path("root/usr/include/pkgctl/resolver.h"), encoding: .utf8)
+        #expect(header == (try String(contentsOfFile: BundleFixtures.repository + "/Sources/CPkgResolver/include/pkgctl/resolver.h",
+                                      encoding: .utf8)))
+        let version = try PackagingCommand.require("/usr/bin/pkg-config", ["--modversion", "pkgctl-resolver"],
+                                                   environment: unpacked.environment)
+        #expect(version == ResolverPackages.version + "\n")
+    }
+
+    @Test func theLibraryNeedsOnlyDebiansLibrariesExportsOnlyTheABIAndIsStripped() throws {
+        let unpacked = try ResolverPackages.unpack()
+        let library = unpacked.directory.path("root/\(ResolverPackages.libdir)/libpkgctl-resolver.so.0.0.0")
+        let dynamic = try PackagingCommand.require("/usr/bin/readelf", ["-d", library])
+        let needed = dynamic.split(separator: "\n").filter { $0.contains("(NEEDED)") }
+            .compactMap { $0.split(separator: "[").last?.dropLast() }.map(String.init).sorted()
+        let allowed = ["ld-linux-x86-64.so.2", "libbrotlienc.so.1", "libc.so.6", "libcurl.so.4", "libgcc_s.so.1", "libm.so.6",
+                       "libstdc++.so.6", "libz.so.1", "libzip.so.4", "libzstd.so.1"]
+        #expect(Set(needed).isSubset(of: allowed), "\(needed)")
+        #expect(dynamic.contains("Library soname: [libpkgctl-resolver.so.0]"), "\(dynamic)")
+        #expect(!dynamic.contains("RPATH") && !dynamic.contains("RUNPATH"), "\(dynamic)")
+        // Defined global symbols of the dynamic table: the header's functions and the version node.
+        let exported = try PackagingCommand.require("/usr/bin/nm", ["-D", "--defined-only", "--extern-only", library])
+            .split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }.sorted()
+        #expect(exported == (ResolverPackages.exports.map { $0 + "@@PKGCTL_RESOLVER_0" } + ["PKGCTL_RESOLVER_0"]).sorted(),
+                "\(exported)")
+        let sections = try PackagingCommand.require("/usr/bin/readelf", ["-S", library])
+        #expect(!sections.contains(".symtab") && !sections.contains(".debug_"), "not stripped")
+    }
+
+    /// After `scripts/lib/resolver-prefix` unpacks both packages, a C host is compiled with
+    /// Debian's cc and `pkg-config --cflags --libs pkgctl-resolver`, and gets a file of an
+    /// installed package offline, all with the Swift toolchain hidden (an empty tmpfs over it).
+    @Test func withTheToolchainHiddenACHostBuiltWithPkgConfigGetsAnInstalledFile() throws {
+        let unpacked = try ResolverPackages.unpack()
+        let sandbox = try ResolveSandbox()
+        try sandbox.install("demo", "1.0.0", routes: ["www.example.com/app"], files: [
+            "index.html": Array("<!doctype html><title>demo</title>".utf8),
+        ])
+        let script = #"""
+            set -e
+            mount -t tmpfs none "$TOOLCHAIN"
+            if [ -e "$TOOLCHAIN/usr/lib/swift/linux/libswiftCore.so" ]; then echo "toolchain still visible"; exit 1; fi
+            cc -std=c11 -pthread -Wall -Wextra -Werror -o "$WORK/resolver_host" "$SOURCE" \
+              $(pkg-config --cflags --libs pkgctl-resolver)
+            "$WORK/resolver_host" "$STORE" http://127.0.0.1:9 offline app://www.example.com/app/index.html
+            """#
+        let unshare = getuid() == 0 ? ["--mount"] : ["--map-root-user", "--mount"]
+        let result = try PackagingCommand.run(
+            "/usr/bin/unshare", unshare + ["/bin/sh", "-c", script],
+            environment: unpacked.environment.merging([
+                "TOOLCHAIN": try DebianPackage.toolchainRoot(), "WORK": unpacked.directory.path,
+                "SOURCE": BundleFixtures.repository + "/Tests/CHost/resolver_host.c", "STORE": sandbox.root,
+            ]) { $1 })
+        #expect(result.status == 0, "\(result.all)")
+        #expect(result.stdout.hasPrefix("app://www.example.com/app/index.html status=200 bytes=34 type=text/html; charset=utf-8 "
+                                        + "result=0\n"), "\(result.all)")
+    }
+}
