@@ -32,9 +32,9 @@ static const char usage[] =
     "  --loads N          loads to report before exiting; SIGHUP reloads the page (default: 1)\n"
     "  --timeout SECONDS  seconds to allow for --dump-dom/--screenshot (default: 30)\n";
 
+/* One line on what is wrong with the command line, and the usage status. */
 static void refuse(const char *message, const char *value) {
-    log_line("%s%s", message, value ? value : "");
-    fputs(usage, stderr);
+    log_line("%s%s (see --help)", message, value ? value : "");
     exit(EXIT_USAGE);
 }
 

@@ -59,6 +59,14 @@ struct HybridAppTests {
         #expect(run.engineWarnings.isEmpty, "\(run.engineWarnings)")
     }
 
+    /// A command line the app cannot run is refused with a line naming what is missing and the
+    /// usage status (64), before any window opens.
+    @Test(arguments: HybridApp.available) func aCommandLineWithoutItsStoreIsRefused(app: HybridApp) throws {
+        let run = try HybridAppProcess.run(app, ["--dump-dom", "app://www.example.com/app/"])
+        #expect(run.status == 64, "\(run.log)")
+        #expect(run.log.contains { $0.contains("--root") }, "\(run.log)")
+    }
+
     /// `app://www.example.com/app` (no slash) is a 301 from the resolver. WebKitGTK (2.50)
     /// does not follow a 3xx from a custom scheme ("Frame load interrupted", nothing loads),
     /// so the example answers it with a page that replaces itself with the location: the
