@@ -56,8 +56,9 @@ let package = Package(
             name: "PkgResolverC",
             dependencies: ["PkgCore", "CPkgResolver", "CSystemShims"],
             // A versioned SONAME (an ABI break, which abidiff finds, must change it) and only
-            // the pkgctl_* functions exported.
-            linkerSettings: [.unsafeFlags([
+            // the pkgctl_* functions exported: for the shared library, not for the fuzz target
+            // that links these objects into an executable (its sanitizer runtime must export malloc).
+            linkerSettings: Context.environment["PKGCTL_FUZZ"] == "1" ? [] : [.unsafeFlags([
                 "-Xlinker", "-soname=libpkgctl-resolver.so.0",
                 "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/CPkgResolver/resolver.map",
             ]),
@@ -122,6 +123,7 @@ if Context.environment["PKGCTL_FUZZ"] == "1" {
         ("FuzzTimestamp", ["PkgCore", .product(name: "Crypto", package: "swift-crypto")]),
         ("FuzzTreeDelta", ["PkgCore", .product(name: "Crypto", package: "swift-crypto")]),
         ("FuzzFleetLog", ["PkgCore"]),
+        ("FuzzResolverABI", ["PkgResolverC", "CPkgResolver"]),
     ]
     package.targets.append(.target(name: "CFuzzerDriver", path: "Fuzz/Targets/CFuzzerDriver"))
     package.targets.append(.target(name: "FuzzSupport", dependencies: ["PkgCore", "CFuzzerDriver"],

@@ -44,7 +44,7 @@ final class HostResolver: Sendable {
         counters.add(started: 1)
         unstopped.withLock { $0[ObjectIdentifier(handle)] = handle }
         if offline, let plan = try? resolver.plan(for: task.request), plan.upstreamURL != nil {
-            let url = String(task.request.url.prefix(200))
+            let url = task.request.url.escapedForMessage
             queue.execute { task.end(PKGCTL_ERR_OFFLINE, message: "\(url) is in no installed package (offline)") }
             return
         }

@@ -129,7 +129,8 @@ public final class Resolver: Sendable {
 
     /// `task`'s host has consumed `byteCount` more of the bytes delivered to it
     /// (with ``TaskDelivery/Consumption/explicit``): once half its window is
-    /// free, a paused source goes on. Any thread; ignored for a task that ended.
+    /// free, a paused source goes on. More than was delivered counts as all of it. Any
+    /// thread; ignored for a task that ended.
     public func consumed(_ byteCount: Int, by task: any ResourceTask) {
         tasks.entry(of: task)?.consumed(byteCount)
     }

@@ -81,10 +81,11 @@ final class TaskEntry: @unchecked Sendable {
         return false
     }
 
-    /// The host consumed `count` delivered bytes.
+    /// The host consumed `count` delivered bytes (more than were delivered counts as all of
+    /// them; a count below zero as none).
     func consumed(_ count: Int) {
         lock.lock()
-        unconsumed = max(0, unconsumed - count)
+        unconsumed = count >= unconsumed ? 0 : unconsumed - max(0, count)
         var resume: (@Sendable () -> Void)?
         if onRoom != nil, unconsumed <= window / 2 {
             resume = onRoom
