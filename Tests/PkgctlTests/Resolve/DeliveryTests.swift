@@ -174,6 +174,24 @@ final class StallingTask: ResourceTask, @unchecked Sendable {
         #expect(task.bytes == Self.large)
     }
 
+    /// A host that reports more than it was given (the C ABI's `size_t` up to `SIZE_MAX` arrives
+    /// clamped to `Int.max`) frees the whole window, and a negative count frees nothing; neither
+    /// traps (found by the resolver-abi fuzz target: `unconsumed - Int.min` overflowed).
+    @Test func consumingMoreThanWasDeliveredFreesTheWindowAndANegativeCountNothing() throws {
+        let task = StallingTask("app://www.example.com/app/local.bin")
+        resolver.start(task, delivery: .direct(window: Self.window, consumption: .explicit))
+        #expect(eventually { task.receivedCount >= Self.window })
+        resolver.consumed(Int.min, by: task)
+        resolver.consumed(-1, by: task)
+        Thread.sleep(forTimeInterval: 0.3)
+        let held = task.receivedCount
+        #expect(held <= Self.window + resolver.configuration.chunkSize, "a negative count freed bytes: \(held)")
+        resolver.consumed(Int.max, by: task)
+        #expect(eventually { task.receivedCount > held }, "Int.max did not free the window")
+        #expect(consumeUntilEnded(task))
+        #expect(task.bytes == Self.large)
+    }
+
     @Test func callbacksRunOnTheChosenExecutor() throws {
         let queue = DispatchQueue(label: "host")
         let key = DispatchSpecificKey<Bool>()
