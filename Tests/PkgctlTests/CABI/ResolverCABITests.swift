@@ -26,31 +26,40 @@ import Testing
     static let libraryDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         .deletingLastPathComponent().path
 
+    /// The library built with AddressSanitizer and UndefinedBehaviorSanitizer, which
+    /// `scripts/test` builds (`swift build --sanitize=address --sanitize=undefined`) and names
+    /// in `PKGCTL_RESOLVER_ASAN_LIBRARY`.
+    static let sanitizedLibrary = ProcessInfo.processInfo.environment["PKGCTL_RESOLVER_ASAN_LIBRARY"] ?? ""
+
     /// Where the host finds the library at run time, as installed: `libpkgctl-resolver.so` and
     /// its SONAME `.so.0` beside it.
     var lib: String { temp.path("lib") }
 
-    /// Compiles `source` (default: the C host) through pkg-config; returns the executable's path.
+    /// Compiles `source` (default: the C host) through pkg-config against the library in
+    /// `folder` (made there from `library`); returns the executable's path. `sanitizer`: the
+    /// flags of a sanitized host, built by the toolchain's clang (default: this run's sanitizer).
     func buildHost(_ source: String = BundleFixtures.repository + "/Tests/CHost/resolver_host.c",
-                   warnings: [String] = ["-Wall", "-Wextra", "-Werror"]) throws -> String {
+                   warnings: [String] = ["-Wall", "-Wextra", "-Werror"],
+                   library: String = Self.libraryDirectory + "/libpkgctl-resolver.so", folder: String? = nil,
+                   sanitizer: [String]? = nil) throws -> String {
+        let lib = folder ?? self.lib
         try FileManager.default.createDirectory(atPath: lib, withIntermediateDirectories: true)
         for name in ["libpkgctl-resolver.so", "libpkgctl-resolver.so.0"] {
             guard !FileManager.default.fileExists(atPath: lib + "/" + name) else { continue }
-            try FileManager.default.createSymbolicLink(atPath: lib + "/" + name,
-                                                       withDestinationPath: Self.libraryDirectory + "/libpkgctl-resolver.so")
+            try FileManager.default.createSymbolicLink(atPath: lib + "/" + name, withDestinationPath: library)
         }
         let template = try String(contentsOfFile: BundleFixtures.repository + "/scripts/pkgctl-resolver.pc.in", encoding: .utf8)
         let pc = template.replacingOccurrences(of: "@PREFIX@", with: BundleFixtures.repository)
             .replacingOccurrences(of: "@LIBDIR@", with: lib)
             .replacingOccurrences(of: "@INCLUDEDIR@", with: BundleFixtures.repository + "/Sources/CPkgResolver/include")
             .replacingOccurrences(of: "@VERSION@", with: "0")
-        try pc.write(toFile: temp.path("pkgctl-resolver.pc"), atomically: true, encoding: .utf8)
+        try pc.write(toFile: lib + "/pkgctl-resolver.pc", atomically: true, encoding: .utf8)
         let flags = try PackagingCommand.run("/usr/bin/pkg-config", ["--cflags", "--libs", "pkgctl-resolver"],
-                                 environment: ["PKG_CONFIG_PATH": temp.path])
+                                 environment: ["PKG_CONFIG_PATH": lib])
         #expect(flags.status == 0, "\(flags.stderr)")
-        let sanitizer = try Self.sanitizerFlags()
+        let sanitizer = try sanitizer ?? Self.sanitizerFlags()
         let compiler = sanitizer.isEmpty ? "/usr/bin/cc" : try Self.toolchainBin() + "/clang"
-        let host = temp.path(URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent)
+        let host = lib + "/" + URL(fileURLWithPath: source).deletingPathExtension().lastPathComponent
         let built = try PackagingCommand.run(compiler, ["-std=c11", "-pthread", "-o", host, source] + warnings
                                  + sanitizer
                                  + flags.stdout.split(whereSeparator: \.isWhitespace).map(String.init))
@@ -79,8 +88,8 @@ import Testing
     }
 
     /// Runs the host with the library folder on its search path.
-    func runHost(_ host: String, _ arguments: [String]) throws -> PackagingCommand.Result {
-        try PackagingCommand.run(host, arguments, environment: ["LD_LIBRARY_PATH": lib])
+    func runHost(_ host: String, _ arguments: [String], environment: [String: String] = [:]) throws -> PackagingCommand.Result {
+        try PackagingCommand.run(host, arguments, environment: ["LD_LIBRARY_PATH": lib].merging(environment) { $1 })
     }
 
     @Test func aCHostGetsLocalFilesAndOriginAnswersWrittenThrough() throws {
@@ -139,9 +148,9 @@ import Testing
     /// every suite proves: it passed, and nginx was asked for the written-through file once.
     func runBindingTests(_ executable: String, _ arguments: [String], origin: NginxOrigin,
                          environment: [String: String], passed: String) throws {
-        let run = try PackagingCommand.run(executable, arguments, environment: environment.merging([
+        let run = try PackagingCommand.run(executable, arguments, environment: [
             "PKGCTL_TEST_STORE": sandbox.root, "PKGCTL_TEST_UPSTREAM": origin.baseURL, "LD_LIBRARY_PATH": lib,
-        ]) { $1 })
+        ].merging(environment) { $1 })
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect((run.stdout + run.stderr).contains(passed), "\(run.stdout)\(run.stderr)")
         let lateFetches = origin.settledAccessLog().filter { $0.hasPrefix("/app/late.js ") }
@@ -154,6 +163,51 @@ import Testing
         print("skipped under a sanitizer: \(host) is not built with the sanitizer's runtime, so it cannot load the "
               + "instrumented library; the C host's tests cover the ABI there")
         return true
+    }
+
+    /// The boundary under AddressSanitizer and UndefinedBehaviorSanitizer: the library built with
+    /// both, the C host built with both through pkg-config and run in every mode (local and origin
+    /// answers, offline, stop storms from two threads, tasks abandoned at destroy), and the Python
+    /// binding's tests in an interpreter with ASan's runtime preloaded. Any report fails the test.
+    @Test(.enabled(if: !sanitizedLibrary.isEmpty && !Sanitizer.isActive, "needs PKGCTL_RESOLVER_ASAN_LIBRARY (scripts/test)"))
+    func theCHostAndThePythonBindingRunCleanUnderAddressAndUndefinedBehaviorSanitizers() throws {
+        let folder = temp.path("sanitized-lib")
+        let reports = try temp.makeDirectory("sanitizer-reports")
+        let swiftRuntime = try Self.toolchainBin() + "/../lib/swift/linux"
+        let host = try buildHost(library: Self.sanitizedLibrary, folder: folder, sanitizer: [
+            "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g",
+            "-Wl,-rpath," + swiftRuntime])
+        // LeakSanitizer is off as in `scripts/test --sanitize address` (it cannot follow Swift's
+        // side-table pointers); the abandon mode's handles are freed, which the fuzz target checks.
+        let sanitizers = ["LD_LIBRARY_PATH": folder,
+                          "ASAN_OPTIONS": "log_path=\(reports)/report detect_leaks=0",
+                          "UBSAN_OPTIONS": "log_path=\(reports)/report print_stacktrace=1 halt_on_error=1"]
+        let origin = try bindingOrigin()
+        let modes: [[String]] = [
+            ["get", "app://www.example.com/app/index.html", "app://www.example.com/app/missing.js",
+             "app://www.example.com/app/js/app.js", "app://www.example.com/%2e%2e/etc/passwd"],
+            ["offline", "app://www.example.com/app/nowhere.js"],
+            ["storm", "40", "app://www.example.com/app/js/app.js"], ["storm", "40", "app://www.example.com/app/big.bin"],
+            ["abandon", "40", "app://www.example.com/app/big.bin"],
+        ]
+        for mode in modes {
+            let run = try runHost(host, [sandbox.root, origin.baseURL] + mode, environment: sanitizers)
+            #expect(run.status == 0, "\(mode[0]): \(run.stdout)\(run.stderr)")
+        }
+        let asanRuntime = try #require(FileManager.default.enumerator(atPath: try Self.toolchainBin() + "/../lib/clang")?
+            .compactMap { $0 as? String }.first { $0.hasSuffix("/libclang_rt.asan-x86_64.so") })
+        try runBindingTests("/usr/bin/env", ["python3", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                                             BundleFixtures.repository + "/Examples/python/tests"],
+                            origin: origin,
+                            environment: sanitizers.merging([
+                                "LD_PRELOAD": try Self.toolchainBin() + "/../lib/clang/" + asanRuntime,
+                                "PKGCTL_RESOLVER_LIBRARY": folder + "/libpkgctl-resolver.so.0",
+                                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONMALLOC": "malloc",
+                            ]) { $1 },
+                            passed: "4 passed")
+        let found = (try? FileManager.default.contentsOfDirectory(atPath: reports)) ?? []
+        let text = found.map { (try? String(contentsOfFile: reports + "/" + $0, encoding: .utf8)) ?? $0 }.joined(separator: "\n")
+        #expect(found.isEmpty, "sanitizer reports: \(text.prefix(4000))")
     }
 
     @Test func thePythonBindingPassesItsTestsAgainstNginx() throws {
@@ -182,11 +236,14 @@ import Testing
     @Test func offlineAMissEndsWithTheOfflineResultAndNoFetch() throws {
         let host = try buildHost()
         let run = try runHost(host, [sandbox.root, "http://127.0.0.1:9", "offline", "app://www.example.com/app/index.html",
-                                      "app://www.example.com/app/nowhere.js"])
+                                      "app://www.example.com/app/nowhere.js", "app://evil\nhost/x.js"])
         let lines = run.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first?.hasPrefix("app://www.example.com/app/index.html status=200 bytes=34 ") == true, "\(run.stdout)")
         #expect(lines.dropFirst().first == "app://www.example.com/app/nowhere.js status=0 bytes=0 type=- result=3 "
                 + "message=app://www.example.com/app/nowhere.js is in no installed package (offline)", "\(run.stdout)")
+        // A URL's control characters are escaped in the one-line message (found by the resolver-abi fuzz target).
+        #expect(run.stdout.contains("message=app://evil\\u{a}host/x.js is in no installed package (offline)\n"),
+                "\(run.stdout)")
     }
 
     @Test(arguments: ["local", "origin"])
