@@ -88,6 +88,7 @@ struct ResolverPackageTests {
         #expect(entries["./usr/include/pkgctl/resolver.h"]?.mode == "-rw-r--r--", "\(entries.keys.sorted())")
         #expect(entries["\(libdir)/libpkgctl-resolver.so"]?.target == "libpkgctl-resolver.so.0")
         #expect(entries["\(libdir)/pkgconfig/pkgctl-resolver.pc"]?.mode == "-rw-r--r--")
+        #expect(entries["\(libdir)/libpkgctl-resolver.a"]?.mode == "-rw-r--r--")
         let depends = try PackagingCommand.require("/usr/bin/dpkg-deb", ["-f", ResolverPackages.development, "Depends"])
         #expect(depends == "libpkgctl-resolver0 (= \(ResolverPackages.version))\n")
         let unpacked = try ResolverPackages.unpack()
@@ -97,6 +98,16 @@ struct ResolverPackageTests {
         let version = try PackagingCommand.require("/usr/bin/pkg-config", ["--modversion", "pkgctl-resolver"],
                                                    environment: unpacked.environment)
         #expect(version == ResolverPackages.version + "\n")
+        // A static link adds the Debian libraries the Swift code inside uses.
+        let libs = try PackagingCommand.require("/usr/bin/pkg-config", ["--static", "--libs", "pkgctl-resolver"],
+                                                environment: unpacked.environment)
+        for flag in ["-lpkgctl-resolver", "-lcurl", "-lzip", "-lstdc++"] { #expect(libs.contains(flag), "\(libs)") }
+        // The static library's one object defines, as global symbols, just the header's functions.
+        let archive = unpacked.directory.path("root/\(ResolverPackages.libdir)/libpkgctl-resolver.a")
+        // "0000000000138170 T pkgctl_resolver_create", after the member's name line.
+        let globals = try PackagingCommand.require("/usr/bin/nm", ["--defined-only", "--extern-only", archive])
+            .split(separator: "\n").map { $0.split(separator: " ") }.filter { $0.count == 3 }.map { String($0[2]) }
+        #expect(globals.sorted() == ResolverPackages.exports, "\(globals)")
     }
 
     @Test func theLibraryNeedsOnlyDebiansLibrariesExportsOnlyTheABIAndIsStripped() throws {
@@ -120,8 +131,10 @@ struct ResolverPackageTests {
     }
 
     /// After `scripts/lib/resolver-prefix` unpacks both packages, a C host is compiled with
-    /// Debian's cc and `pkg-config --cflags --libs pkgctl-resolver`, and gets a file of an
-    /// installed package offline, all with the Swift toolchain hidden (an empty tmpfs over it).
+    /// Debian's cc and `pkg-config --cflags --libs pkgctl-resolver`, and again against the static
+    /// library (`-Bstatic` for it, `pkg-config --static` for what it needs; --as-needed drops the
+    /// shared one the second `-lpkgctl-resolver` names), and each gets a file of an installed
+    /// package offline, all with the Swift toolchain hidden (an empty tmpfs over it).
     @Test func withTheToolchainHiddenACHostBuiltWithPkgConfigGetsAnInstalledFile() throws {
         let unpacked = try ResolverPackages.unpack()
         let sandbox = try ResolveSandbox()
@@ -135,6 +148,13 @@ struct ResolverPackageTests {
             cc -std=c11 -pthread -Wall -Wextra -Werror -o "$WORK/resolver_host" "$SOURCE" \
               $(pkg-config --cflags --libs pkgctl-resolver)
             "$WORK/resolver_host" "$STORE" http://127.0.0.1:9 offline app://www.example.com/app/index.html
+            cc -std=c11 -pthread -Wall -Wextra -Werror -o "$WORK/resolver_host_static" "$SOURCE" \
+              $(pkg-config --cflags pkgctl-resolver) -Wl,--as-needed -Wl,-Bstatic $(pkg-config --libs pkgctl-resolver) \
+              -Wl,-Bdynamic $(pkg-config --static --libs pkgctl-resolver) 2>"$WORK/static.err" \
+              || { cat "$WORK/static.err"; exit 1; }
+            readelf -d "$WORK/resolver_host_static" | grep NEEDED | grep -q pkgctl && { echo "links the shared library"; exit 1; }
+            env -u LD_LIBRARY_PATH "$WORK/resolver_host_static" "$STORE" http://127.0.0.1:9 offline \
+              app://www.example.com/app/index.html
             """#
         let unshare = getuid() == 0 ? ["--mount"] : ["--map-root-user", "--mount"]
         let result = try PackagingCommand.run(
@@ -144,7 +164,8 @@ struct ResolverPackageTests {
                 "SOURCE": BundleFixtures.repository + "/Tests/CHost/resolver_host.c", "STORE": sandbox.root,
             ]) { $1 })
         #expect(result.status == 0, "\(result.all)")
-        #expect(result.stdout.hasPrefix("app://www.example.com/app/index.html status=200 bytes=34 type=text/html; charset=utf-8 "
-                                        + "result=0\n"), "\(result.all)")
+        let got = "app://www.example.com/app/index.html status=200 bytes=34 type=text/html; charset=utf-8 result=0\n"
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map { $0 + "\n" }
+        #expect(lines.filter { $0 == got }.count == 2, "the shared and the static host: \(result.all)")
     }
 }
