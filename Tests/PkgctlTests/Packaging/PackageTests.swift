@@ -22,6 +22,32 @@ enum DebianPackage {
         return directory
     }
 
+    /// An empty root for `dpkg --root` whose database lists this system's packages that `debs`
+    /// depend on (as installed, with empty file lists), so dpkg checks Depends against Debian 12's
+    /// packages; and the dpkg options that install into it with maintainer scripts run chrootless
+    /// (DPKG_ROOT set: they must not touch this system).
+    static func throwawayRoot(for debs: [String]) throws -> (root: TemporaryDirectory, dpkg: [String]) {
+        let root = try TemporaryDirectory(prefix: "pkgctl-root")
+        for folder in ["var/lib/dpkg/updates", "var/lib/dpkg/info", "var/lib/dpkg/triggers", "var/log", "usr/bin"] {
+            try root.makeDirectory(folder)
+        }
+        let installing = try debs.map { try PackagingCommand.require("/usr/bin/dpkg-deb", ["-f", $0, "Package"]) }
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        var names: [String] = []
+        for deb in debs {
+            let depends = try PackagingCommand.require("/usr/bin/dpkg-deb", ["-f", deb, "Depends"])
+            names += depends.split(separator: ",").compactMap { $0.split(separator: " ").first.map(String.init) }
+                .filter { !installing.contains($0) && !names.contains($0) }
+        }
+        let database = try PackagingCommand.require("/usr/bin/dpkg-query", ["--status"] + names)
+        try root.write(Array(database.utf8), to: "var/lib/dpkg/status")
+        for name in try PackagingCommand.require("/usr/bin/dpkg-query", ["-W", "-f=${binary:Package}\n"] + names)
+            .split(separator: "\n") {
+            try root.write([], to: "var/lib/dpkg/info/\(name).list")
+        }
+        return (root, ["--root=\(root.path)", "--force-script-chrootless", "--log=\(root.path("var/log/dpkg.log"))"])
+    }
+
     /// The toolchain the tests themselves load the Swift runtime from (e.g. /opt/swift):
     /// what a machine without Swift lacks.
     static func toolchainRoot() throws -> String {
@@ -227,28 +253,11 @@ struct PackageTests {
         #expect(serve.contains("metrics-port"))
     }
 
-    /// A real `dpkg --root` install into an empty root (its own dpkg database, with
-    /// the host's package list so Depends is checked against Debian 12's packages),
-    /// maintainer scripts run chrootless (DPKG_ROOT set: they must not touch this
-    /// system), then a purge.
+    /// A real `dpkg --root` install into an empty root (DebianPackage.throwawayRoot), then a purge.
     @Test(.enabled(if: getuid() == 0, "dpkg --root needs root"))
     func installsIntoAThrowawayRootAndPurgesFromIt() throws {
-        let root = try TemporaryDirectory(prefix: "pkgctl-root")
-        for folder in ["var/lib/dpkg/updates", "var/lib/dpkg/info", "var/lib/dpkg/triggers", "var/log", "usr/bin"] {
-            try root.makeDirectory(folder)
-        }
-        // The root's database lists this system's packages that pkgctl depends on (as
-        // installed, with empty file lists), so dpkg checks Depends against them.
-        let depends = try PackagingCommand.require("/usr/bin/dpkg-deb", ["-f", deb, "Depends"])
-        let names = depends.split(separator: ",").compactMap { $0.split(separator: " ").first.map(String.init) }
-        let database = try PackagingCommand.require("/usr/bin/dpkg-query", ["--status"] + names)
-        try root.write(Array(database.utf8), to: "var/lib/dpkg/status")
-        for name in try PackagingCommand.require("/usr/bin/dpkg-query", ["-W", "-f=${binary:Package}\n"] + names)
-            .split(separator: "\n") {
-            try root.write([], to: "var/lib/dpkg/info/\(name).list")
-        }
+        let (root, dpkg) = try DebianPackage.throwawayRoot(for: [deb])
         let userBefore = try PackagingCommand.run("/usr/bin/getent", ["passwd", "pkgctl"]).status
-        let dpkg = ["--root=\(root.path)", "--force-script-chrootless", "--log=\(root.path("var/log/dpkg.log"))"]
         let install = try PackagingCommand.run("/usr/bin/dpkg", dpkg + ["--install", deb])
         #expect(install.status == 0 && !install.all.contains("warning"), "\(install.all)")
         let status = try PackagingCommand.require("/usr/bin/dpkg-query", ["--root=\(root.path)", "-W", "-f=${Status} ${Version}", "pkgctl"])

@@ -130,6 +130,28 @@ struct ResolverPackageTests {
         #expect(!sections.contains(".symtab") && !sections.contains(".debug_"), "not stripped")
     }
 
+    /// Both packages installed together with `dpkg --root` into an empty root (the -dev
+    /// package's Depends on exactly this version of the library is met), then purged.
+    @Test(.enabled(if: getuid() == 0, "dpkg --root needs root"))
+    func bothInstallIntoAThrowawayRootAndPurgeFromIt() throws {
+        let (root, dpkg) = try DebianPackage.throwawayRoot(for: [ResolverPackages.library, ResolverPackages.development])
+        let install = try PackagingCommand.run("/usr/bin/dpkg", dpkg + ["--install", ResolverPackages.library,
+                                                                        ResolverPackages.development])
+        #expect(install.status == 0 && !install.all.contains("warning"), "\(install.all)")
+        for package in ["libpkgctl-resolver0", "libpkgctl-resolver-dev"] {
+            let status = try PackagingCommand.require("/usr/bin/dpkg-query", ["--root=\(root.path)", "-W", "-f=${Status} ${Version}",
+                                                                                package])
+            #expect(status == "install ok installed \(ResolverPackages.version)", "\(package): \(status)")
+        }
+        let link = root.path("\(ResolverPackages.libdir)/libpkgctl-resolver.so")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "libpkgctl-resolver.so.0")
+        let purge = try PackagingCommand.run("/usr/bin/dpkg", dpkg + ["--purge", "libpkgctl-resolver-dev", "libpkgctl-resolver0"])
+        // The root's own /usr/bin (throwawayRoot) keeps /usr, which no package there owns.
+        let warnings = purge.all.split(separator: "\n").filter { $0.contains("warning") && !$0.contains("'/usr' not empty") }
+        #expect(purge.status == 0 && warnings.isEmpty, "\(purge.all)")
+        #expect(!FileManager.default.fileExists(atPath: root.path("\(ResolverPackages.libdir)/libpkgctl-resolver.so.0.0.0")))
+    }
+
     /// After `scripts/lib/resolver-prefix` unpacks both packages, a C host is compiled with
     /// Debian's cc and `pkg-config --cflags --libs pkgctl-resolver`, and again against the static
     /// library (`-Bstatic` for it, `pkg-config --static` for what it needs; --as-needed drops the
