@@ -24,7 +24,7 @@ enum ResolverPackages {
     static var development: String { path("libpkgctl-resolver-dev") }
 
     /// Both packages unpacked into a new directory by `scripts/lib/resolver-prefix`, with the
-    /// environment it prints (PKG_CONFIG_PATH, PKG_CONFIG_SYSROOT_DIR, LD_LIBRARY_PATH).
+    /// environment it prints (PKG_CONFIG_PATH, LD_LIBRARY_PATH).
     static func unpack() throws -> (directory: TemporaryDirectory, environment: [String: String]) {
         let directory = try TemporaryDirectory(prefix: "pkgctl-resolver-deb")
         let printed = try PackagingCommand.require(BundleFixtures.repository + "/scripts/lib/resolver-prefix", [
@@ -98,6 +98,18 @@ struct ResolverPackageTests {
         let version = try PackagingCommand.require("/usr/bin/pkg-config", ["--modversion", "pkgctl-resolver"],
                                                    environment: unpacked.environment)
         #expect(version == ResolverPackages.version + "\n")
+        // As packaged, every path follows ${prefix}=/usr (resolver-prefix moves only that line).
+        let pc = try PackagingCommand.require("/bin/sh", ["-c", "dpkg-deb --fsys-tarfile \"$0\" | tar -xOf - \"$1\"",
+                                                           ResolverPackages.development,
+                                                           "./\(ResolverPackages.libdir)/pkgconfig/pkgctl-resolver.pc"])
+        for line in ["prefix=/usr", "libdir=${prefix}/lib/x86_64-linux-gnu", "includedir=${prefix}/include"] {
+            #expect(pc.split(separator: "\n").contains(Substring(line)), "\(line) missing: \(pc)")
+        }
+        let flags = try PackagingCommand.require("/usr/bin/pkg-config", ["--cflags", "--libs", "pkgctl-resolver"],
+                                                 environment: unpacked.environment)
+        let root = unpacked.directory.path("root")
+        #expect(flags.trimmingCharacters(in: .whitespacesAndNewlines)
+                == "-I\(root)/usr/include -L\(root)/\(ResolverPackages.libdir) -lpkgctl-resolver", "\(flags)")
         // A static link adds the Debian libraries the Swift code inside uses.
         let libs = try PackagingCommand.require("/usr/bin/pkg-config", ["--static", "--libs", "pkgctl-resolver"],
                                                 environment: unpacked.environment)
