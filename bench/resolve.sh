@@ -8,12 +8,9 @@ swift build -c release --product ResolveBench >/dev/null
 work=$(mktemp -d /tmp/pkgctl-bench.XXXXXX)
 trap '[ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null; rm -rf "$work"' EXIT
 root=$work/store
-mkdir -p "$root/packages/app/1.0.0/js" "$root/state/packages/app" "$work/origin"
-head -c 20000 /dev/urandom > "$root/packages/app/1.0.0/js/app.js"
-ln -s 1.0.0 "$root/packages/app/current"
-cat > "$root/state/packages/app/1.0.0.json" <<JSON
-{"entry":{"name":"app","version":"1.0.0","url":"app.zip","sha256":"$(printf '0%.0s' {1..64})","size":0,"routes":["www.example.com/app"]},"installedAt":"2026-01-01T00:00:00Z","index":{"files":{}}}
-JSON
+. bench/lib/one-package-store.sh
+one_package_store "$root"
+mkdir -p "$work/origin"
 head -c 20000 /dev/urandom > "$work/origin/miss.js"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 cat > "$work/nginx.conf" <<CONF

@@ -27,14 +27,26 @@ final class HostTask: ResourceTask, @unchecked Sendable {
 
     func didReceive(_ response: ResourceResponse) {
         deliver { callbacks, user in
-            var strings: [UnsafeMutablePointer<CChar>?] = []
-            defer { strings.forEach { free($0) } }
-            let fields = response.headers.map { field -> pkgctl_header in
-                let name = strdup(field.name), value = strdup(field.value)
-                strings += [name, value]
-                return pkgctl_header(name: name, value: value)
+            // Every name and value NUL-terminated in one buffer: three allocations a head, not two a field.
+            var text: [UInt8] = []
+            text.reserveCapacity(response.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 })
+            var starts: [(name: Int, value: Int)] = []
+            starts.reserveCapacity(response.headers.count)
+            for field in response.headers {
+                let name = text.count
+                text.append(contentsOf: field.name.utf8)
+                text.append(0)
+                starts.append((name, text.count))
+                text.append(contentsOf: field.value.utf8)
+                text.append(0)
             }
-            fields.withUnsafeBufferPointer { callbacks.response?(user, Int32(response.status), $0.baseAddress, $0.count) }
+            text.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: CChar.self) { characters in
+                    let fields = starts.map { pkgctl_header(name: characters.baseAddress! + $0.name,
+                                                            value: characters.baseAddress! + $0.value) }
+                    fields.withUnsafeBufferPointer { callbacks.response?(user, Int32(response.status), $0.baseAddress, $0.count) }
+                }
+            }
         }
     }
 

@@ -5,8 +5,10 @@ import PkgCore
 // Prints median ns of: resolve-and-open of a local file (Resolver.answerLocally),
 // the plan of a miss (Resolver.plan: classify, route, overlay lookup, upstream request; no fetch),
 // with an upstream, a full miss through start/finish.
-// RESOLVE_BENCH_LOCAL_ONLY=N runs only N local hits (after 1,000 warm-up hits),
-// for counting allocations under valgrind's DHAT (see bench/resolve.sh).
+// and a local hit as a task (start → finish, the C ABI's counterpart: bench/abi.sh).
+// RESOLVE_BENCH_LOCAL_ONLY=N runs only N local hits (after 1,000 warm-up hits), and
+// RESOLVE_BENCH_TASK_ONLY=N only N local-hit tasks, for counting allocations under
+// valgrind's DHAT (see bench/resolve.sh, bench/abi.sh).
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
     print("usage: ResolveBench STORE_ROOT URL [UPSTREAM_BASE CA_FILE MISS_URL]")
@@ -36,8 +38,18 @@ func median(_ label: String, iterations: Int, _ body: () throws -> Void) rethrow
 func localHit() throws {
     guard let answer = try resolver.answerLocally(request), answer.file != nil else { fatalError("not a local hit") }
 }
+/// A local hit as a task: started, its head and body delivered on the resolver's threads, finished.
+func localHitTask() {
+    let task = BenchTask(request)
+    resolver.start(task)
+    task.done.wait()
+}
 if let count = ProcessInfo.processInfo.environment["RESOLVE_BENCH_LOCAL_ONLY"].flatMap(Int.init) {
     for _ in 0..<(1000 + count) { try localHit() }
+    exit(0)
+}
+if let count = ProcessInfo.processInfo.environment["RESOLVE_BENCH_TASK_ONLY"].flatMap(Int.init) {
+    for _ in 0..<(1000 + count) { localHitTask() }
     exit(0)
 }
 try median("resolve-and-open (local hit)", iterations: 100_000, localHit)
@@ -48,6 +60,7 @@ try median("plan of a miss (no fetch)", iterations: 100_000) {
 median("classify only", iterations: 100_000) {
     _ = ResourceClass.classify(accept: "text/css,*/*;q=0.1", path: "/app/css/style.css")
 }
+median("swift local hit (start → finish)", iterations: 100_000, localHitTask)
 
 final class BenchTask: ResourceTask, @unchecked Sendable {
     let request: ResourceRequest
