@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Open time of the demo page in the same WebKit (the hybrid-app example, a fresh
 # process and ephemeral context per load, under Xvfb): app:// through PkgCore's
-# resolver vs http://127.0.0.1 through `pkgctl serve` vs file:// on the same
-# files. "Open time" is the page's own Navigation Timing loadEventEnd: html,
+# resolver in the Swift example, app:// through the C ABI in the C example
+# (Examples/HybridAppC, over the release library scripts/package builds), vs
+# http://127.0.0.1 through `pkgctl serve` vs file:// on the same files. "Open time" is the page's own Navigation Timing loadEventEnd: html,
 # stylesheet, script and images loaded and the load event run. Loads alternate
 # between the three; prints the median and p90 per kind and the ratios to file://.
 # Usage: bench/webview.sh [LOADS]   (default 20 per kind)
@@ -14,6 +15,9 @@ swift build -c release --product pkgctl >/dev/null
 swift build -c release --package-path Examples/HybridApp >/dev/null
 pkgctl=$PWD/.build/release/pkgctl
 app=$PWD/Examples/HybridApp/.build/release/hybrid-app
+release=(swift build -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
+  --scratch-path .build-release)
+"${release[@]}" --product pkgctl-resolver >/dev/null
 work=$(mktemp -d "${TMPDIR:-/tmp}/pkgctl-webview-bench.XXXXXX")
 cleanup() {
   [ -n "${serve_pid:-}" ] && kill "$serve_pid" 2>/dev/null || true
@@ -22,6 +26,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
+resolver_prefix=$(scripts/lib/resolver-dev-prefix "$("${release[@]}" --show-bin-path)" "$work/resolver")
+mapfile -t resolver_variables <<< "$resolver_prefix"
+env "${resolver_variables[@]}" make -s -B -C Examples/HybridAppC \
+  LDFLAGS="-Wl,-rpath,$(sed -n 's/^LD_LIBRARY_PATH=//p' <<< "$resolver_prefix")" >/dev/null
+app_c=$PWD/Examples/HybridAppC/hybrid-app-c
 "$pkgctl" pack sample-bundles/demo/1.0.0 --name demo --version 1.0.0 --out "$work/origin" --route www.example.com/app >/dev/null
 "$pkgctl" update --quiet --root "$work/store" --manifest "file://$work/origin/manifest.json"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -37,16 +46,18 @@ export DISPLAY=$display
 
 declare -A url=(
   [app]="app://www.example.com/app/index.html"
+  [appc]="app://www.example.com/app/index.html"
   [serve]="http://127.0.0.1:$port/app/index.html"
   [file]="file://$work/store/packages/demo/current/index.html"
 )
 # The wait-for expression records loadEventEnd in the DOM it then prints.
 timing="performance.getEntriesByType('navigation')[0].loadEventEnd > 0 && (document.documentElement.dataset.openMs = performance.getEntriesByType('navigation')[0].loadEventEnd)"
-for kind in app serve file; do : > "$work/$kind.ms"; done
+declare -A runner=([app]=$app [appc]=$app_c [serve]=$app [file]=$app)
+for kind in app appc serve file; do : > "$work/$kind.ms"; done
 "$app" --root "$work/store" --offline --dump-dom --wait-for "$timing" "${url[app]}" >/dev/null 2>&1  # warm the disk cache
 for _ in $(seq "$loads"); do
-  for kind in app serve file; do
-    "$app" --root "$work/store" --offline --dump-dom --wait-for "$timing" "${url[$kind]}" 2>/dev/null \
+  for kind in app appc serve file; do
+    "${runner[$kind]}" --root "$work/store" --offline --dump-dom --wait-for "$timing" "${url[$kind]}" 2>/dev/null \
       | sed -n 's/.*data-open-ms="\([0-9.]*\)".*/\1/p' >> "$work/$kind.ms"
   done
 done
@@ -61,7 +72,7 @@ def stats(kind):
     return statistics.median(values), values[int(0.9 * (len(values) - 1))]
 file_median, _ = stats("file")
 print(f"demo page open time, {loads} loads each (loadEventEnd, ms)")
-for kind, label in [("app", "app:// (resolver)"), ("serve", "http:// (pkgctl serve)"), ("file", "file://")]:
+for kind, label in [("app", "app:// (resolver, Swift)"), ("appc", "app:// (resolver, C ABI)"), ("serve", "http:// (pkgctl serve)"), ("file", "file://")]:
     median, p90 = stats(kind)
     print(f"  {label:24} median {median:7.1f}  p90 {p90:7.1f}  x{median / file_median:.2f} of file://")
 PY
