@@ -18,7 +18,16 @@ static struct {
     guint last_id;
     struct scheme_counts counts;
     struct held_bytes held;
+    /* Stylesheet tasks (by id) whose body WebKit does not have whole yet. */
+    GHashTable *pending_styles;
+    /* Set at exit: nothing is released any more. */
+    bool closing;
 } handler;
+
+static gint by_id(gconstpointer a, gconstpointer b) {
+    guint left = ((const struct scheme_task *)a)->id, right = ((const struct scheme_task *)b)->id;
+    return left < right ? -1 : left > right;
+}
 
 /* The resolver's fd turned readable: callbacks wait, run them here on the main loop. */
 static gboolean on_resolver_ready(gint descriptor, GIOCondition condition, gpointer resolver) {
@@ -140,6 +149,7 @@ static void on_request(WebKitURISchemeRequest *request, gpointer data) {
     task->shown_url = log_escaped(url);
     task->resource_class = resource_class(accept, url);
     task->source = "-"; /* known from the response head */
+    task->style = strcmp(task->resource_class, "style") == 0;
     /* No callback runs before this returns: they run in dispatch, on this thread. */
     task->handle = pkgctl_task_start(handler.resolver, method, url, (const pkgctl_header *)headers->data, headers->len,
                                      body->data, body->len, &scheme_task_callbacks, GUINT_TO_POINTER(task->id));
@@ -151,12 +161,14 @@ static void on_request(WebKitURISchemeRequest *request, gpointer data) {
         return;
     }
     g_hash_table_insert(handler.live, GUINT_TO_POINTER(task->id), task);
+    if (task->style) g_hash_table_add(handler.pending_styles, GUINT_TO_POINTER(task->id));
     handler.counts.started++;
 }
 
 void scheme_handler_register(WebKitWebContext *context, const char *scheme, pkgctl_resolver *resolver) {
     handler.resolver = resolver;
     handler.live = g_hash_table_new(NULL, NULL);
+    handler.pending_styles = g_hash_table_new(NULL, NULL);
     webkit_web_context_register_uri_scheme(context, scheme, on_request, NULL, NULL);
     WebKitSecurityManager *security = webkit_web_context_get_security_manager(context);
     webkit_security_manager_register_uri_scheme_as_secure(security, scheme);
@@ -170,6 +182,32 @@ struct scheme_task *scheme_handler_find(void *user) {
 }
 
 struct held_bytes *scheme_handler_held(void) { return &handler.held; }
+
+bool scheme_handler_style_pending_before(guint id) {
+    GHashTableIter iterator;
+    gpointer style;
+    g_hash_table_iter_init(&iterator, handler.pending_styles);
+    while (g_hash_table_iter_next(&iterator, &style, NULL)) {
+        if (GPOINTER_TO_UINT(style) < id) return true;
+    }
+    return false;
+}
+
+void scheme_handler_style_settled(guint id) {
+    if (!g_hash_table_remove(handler.pending_styles, GUINT_TO_POINTER(id)) || handler.closing) return;
+    /* Released in request order, each once nothing before it is pending. */
+    GList *released = NULL;
+    GHashTableIter iterator;
+    gpointer task;
+    g_hash_table_iter_init(&iterator, handler.live);
+    while (g_hash_table_iter_next(&iterator, NULL, &task)) {
+        struct scheme_task *held = task;
+        if (held->end_held && !scheme_handler_style_pending_before(held->id)) released = g_list_prepend(released, held);
+    }
+    released = g_list_sort(released, by_id);
+    for (GList *item = released; item; item = item->next) scheme_task_release_end(item->data);
+    g_list_free(released);
+}
 
 void scheme_handler_stop(struct scheme_task *task, const char *note) {
     g_hash_table_remove(handler.live, GUINT_TO_POINTER(task->id));
@@ -213,6 +251,7 @@ void scheme_handler_log_live(unsigned limit) {
 }
 
 void scheme_handler_close(void) {
+    handler.closing = true;
     GHashTableIter iterator;
     gpointer task;
     g_hash_table_iter_init(&iterator, handler.live);

@@ -43,6 +43,19 @@ static void append_script_string(GString *script, const char *location) {
     }
 }
 
+static void on_style_stream_gone(gpointer id, GObject *stream) {
+    (void)stream;
+    scheme_handler_style_settled(GPOINTER_TO_UINT(id));
+}
+
+/* A stylesheet's body stream goes to WebKit, which drops it once it has read the whole body
+ * (or the page left): then the stylesheet no longer holds back the scripts after it. */
+static void watch_style_stream(struct scheme_task *task, GInputStream *stream) {
+    if (!task->style) return;
+    g_object_weak_ref(G_OBJECT(stream), on_style_stream_gone, GUINT_TO_POINTER(task->id));
+    task->style_watched = true;
+}
+
 /* WebKitGTK does not follow a 3xx that a custom scheme answers (2.50: "Frame load
  * interrupted", and nothing loads), so the redirect becomes a page that replaces itself
  * with `location`: the same for a navigation, and no history entry. */
@@ -59,6 +72,7 @@ static void answer_redirect(struct scheme_task *task, const char *location) {
     WebKitURISchemeResponse *answer = webkit_uri_scheme_response_new(stream, (gint64)length);
     webkit_uri_scheme_response_set_status(answer, 200, NULL);
     webkit_uri_scheme_response_set_content_type(answer, "text/html; charset=utf-8");
+    watch_style_stream(task, stream);
     webkit_uri_scheme_request_finish_with_response(task->request, answer);
     g_object_unref(answer);
     g_object_unref(stream);
@@ -103,6 +117,7 @@ static void on_response(void *user, int32_t status, const pkgctl_header *headers
     const char *type = header(headers, count, "Content-Type");
     if (type) webkit_uri_scheme_response_set_content_type(answer, type);
     webkit_uri_scheme_response_set_http_headers(answer, fields); /* takes the headers */
+    watch_style_stream(task, stream);
     webkit_uri_scheme_request_finish_with_response(task->request, answer);
     g_object_unref(answer);
     g_object_unref(stream); /* WebKit holds it now */
@@ -120,9 +135,16 @@ static void on_end(void *user, int32_t result, const char *message) {
     struct scheme_task *task = scheme_handler_find(user);
     if (!task) return;
     if (result == PKGCTL_OK) {
-        if (task->body) pipe_body_finish(task->body);
-        task->body = NULL;
-        scheme_handler_ended(task, NULL);
+        /* WebKitGTK runs a deferred script as soon as its body is complete, without waiting
+         * for the stylesheets before it, as HTML requires ("a style sheet that is blocking
+         * scripts"; HTMLScriptRunner::executeScriptsWaitingForParsing checks only that the
+         * script is loaded). So a script's end waits until every stylesheet requested before
+         * it is all in WebKit, which then finishes the stylesheet first. */
+        if (task->body && strcmp(task->resource_class, "script") == 0 && scheme_handler_style_pending_before(task->id)) {
+            task->end_held = true;
+            return;
+        }
+        scheme_task_release_end(task);
         return;
     }
     const char *failure = message ? message : "failed";
@@ -138,7 +160,16 @@ static void on_end(void *user, int32_t result, const char *message) {
 
 const pkgctl_task_callbacks scheme_task_callbacks = {on_response, on_data, on_end};
 
+void scheme_task_release_end(struct scheme_task *task) {
+    task->end_held = false;
+    if (task->body) pipe_body_finish(task->body);
+    task->body = NULL;
+    scheme_handler_ended(task, NULL);
+}
+
 void scheme_task_free(struct scheme_task *task) {
+    /* A stylesheet whose stream never reached WebKit holds back nothing any more. */
+    if (task->style && !task->style_watched) scheme_handler_style_settled(task->id);
     if (task->body) pipe_body_abort(task->body);
     release_request(task);
     g_free(task->method);

@@ -34,6 +34,12 @@ struct scheme_task {
     int status;
     guint64 bytes;
     struct pipe_body *body;
+    /* A stylesheet (class "style"): scripts requested after it keep their end until WebKit
+     * has all of it, which it tells by dropping the body stream (`style_watched` once
+     * watched). */
+    bool style, style_watched;
+    /* A script whose body is all in the pipe but whose end waits for such a stylesheet. */
+    bool end_held;
 };
 
 /* The callbacks every task is started with. */
@@ -45,6 +51,10 @@ void scheme_task_finish_error(WebKitURISchemeRequest *request, const char *messa
 /* Frees `task`: closes its body early and lets go of an unanswered request. */
 void scheme_task_free(struct scheme_task *task);
 
+/* Ends a script whose end was held (no stylesheet before it is pending any more): closes
+ * its pipe, so the page sees the end of the body, and ends the task. */
+void scheme_task_release_end(struct scheme_task *task);
+
 /* What scheme_task.c asks of the handler. */
 /* The live task `user` names; NULL (and a late callback counted) when there is none. */
 struct scheme_task *scheme_handler_find(void *user);
@@ -53,5 +63,9 @@ void scheme_handler_stop(struct scheme_task *task, const char *note);
 /* The resolver's end of `task` (`failure` NULL when it finished): stops its handle, logs, frees it. */
 void scheme_handler_ended(struct scheme_task *task, const char *failure);
 struct held_bytes *scheme_handler_held(void);
+/* Whether a stylesheet requested before task `id` is not yet all in WebKit. */
+bool scheme_handler_style_pending_before(guint id);
+/* WebKit has all of stylesheet task `id` (or it never will): releases the scripts it held. */
+void scheme_handler_style_settled(guint id);
 
 #endif
