@@ -4,7 +4,8 @@
 # descriptor, dispatch head, body and end on the calling thread, stop) vs the same task
 # through PkgCore's Swift API (ResolveBench: start, callbacks on the resolver's threads,
 # wait for finish). Both release builds, one task at a time, in one run; prints the
-# medians, their ratio, and heap allocations per hit (valgrind DHAT: 2,000 hits minus 1,000).
+# medians, their ratio, and heap allocations and instructions per hit (valgrind DHAT and
+# callgrind: 2,000 hits minus 1,000).
 # Usage: bench/abi.sh [RUNS]   (default 100000 timed hits each)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,4 +50,14 @@ if command -v valgrind >/dev/null; then
   a1=$(RESOLVER_BENCH_COUNT_ONLY=1 LD_LIBRARY_PATH="$work/stripped" blocks "$work/resolver_bench" "$work/store" "$url" 1000)
   a2=$(RESOLVER_BENCH_COUNT_ONLY=1 LD_LIBRARY_PATH="$work/stripped" blocks "$work/resolver_bench" "$work/store" "$url" 2000)
   echo "allocations per hit (valgrind dhat): swift $(per_hit "$s1" "$s2"), abi $(per_hit "$a1" "$a2")"
+  # Instructions, all threads together (callgrind's total), which the machine's load does not change.
+  instructions() {
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 |
+      sed -n 's/.*Collected : *\([0-9]*\).*/\1/p'
+  }
+  s1=$(RESOLVE_BENCH_TASK_ONLY=1000 instructions "$work/ResolveBench" "$work/store" "$url")
+  s2=$(RESOLVE_BENCH_TASK_ONLY=2000 instructions "$work/ResolveBench" "$work/store" "$url")
+  a1=$(RESOLVER_BENCH_COUNT_ONLY=1 LD_LIBRARY_PATH="$work/stripped" instructions "$work/resolver_bench" "$work/store" "$url" 1000)
+  a2=$(RESOLVER_BENCH_COUNT_ONLY=1 LD_LIBRARY_PATH="$work/stripped" instructions "$work/resolver_bench" "$work/store" "$url" 2000)
+  echo "instructions per hit (valgrind callgrind): swift $(( (s2 - s1) / 1000 )), abi $(( (a2 - a1) / 1000 ))"
 fi
