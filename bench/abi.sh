@@ -11,8 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-100000}
 # Both built as scripts/package builds the library (the Swift runtime linked in), in its folder.
-build=(swift build -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
-  --scratch-path .build-release)
+build=(scripts/lib/release-build)
 "${build[@]}" --product ResolveBench >/dev/null
 "${build[@]}" --product pkgctl-resolver >/dev/null
 release=$("${build[@]}" --show-bin-path)

@@ -18,8 +18,7 @@ if ! command -v strace >/dev/null || ! command -v callgrind_annotate >/dev/null;
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
   $sudo apt-get update -qq && $sudo apt-get install -y -qq strace valgrind >/dev/null
 fi
-build=(swift build -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
-  --product pkgctl --scratch-path .build-release)   # the same build as scripts/package
+build=(scripts/lib/release-build --product pkgctl)   # the same build as scripts/package
 "${build[@]}" >/dev/null
 source bench/lib/serve-site.sh
 work=$(bench_workdir serve-instructions)

@@ -15,8 +15,7 @@ swift build -c release --product pkgctl >/dev/null
 swift build -c release --package-path Examples/HybridApp >/dev/null
 pkgctl=$PWD/.build/release/pkgctl
 app=$PWD/Examples/HybridApp/.build/release/hybrid-app
-release=(swift build -c release --static-swift-stdlib --disable-local-rpath -Xlinker -z -Xlinker now
-  --scratch-path .build-release)
+release=(scripts/lib/release-build)
 "${release[@]}" --product pkgctl-resolver >/dev/null
 work=$(mktemp -d "${TMPDIR:-/tmp}/pkgctl-webview-bench.XXXXXX")
 cleanup() {
