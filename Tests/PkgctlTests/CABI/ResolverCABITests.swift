@@ -32,30 +32,23 @@ import Testing
     static let sanitizedLibrary = ProcessInfo.processInfo.environment["PKGCTL_RESOLVER_ASAN_LIBRARY"] ?? ""
 
     /// Where the host finds the library at run time, as installed: `libpkgctl-resolver.so` and
-    /// its SONAME `.so.0` beside it.
+    /// its SONAME `.so.0` beside it, in the prefix `temp` (`buildHost`).
     var lib: String { temp.path("lib") }
 
-    /// Compiles `source` (default: the C host) through pkg-config against the library in
-    /// `folder` (made there from `library`); returns the executable's path. `sanitizer`: the
-    /// flags of a sanitized host, built by the toolchain's clang (default: this run's sanitizer).
+    /// Compiles `source` (default: the C host) through pkg-config against `library`, laid out
+    /// as installed in `prefix` (default: `temp`; the library in PREFIX/lib) by
+    /// `scripts/lib/resolver-dev-prefix`; returns the executable's path. `sanitizer`: the flags
+    /// of a sanitized host, built by the toolchain's clang (default: this run's sanitizer).
     func buildHost(_ source: String = BundleFixtures.repository + "/Tests/CHost/resolver_host.c",
                    warnings: [String] = ["-Wall", "-Wextra", "-Werror"],
-                   library: String = Self.libraryDirectory + "/libpkgctl-resolver.so", folder: String? = nil,
+                   library: String = Self.libraryDirectory + "/libpkgctl-resolver.so", prefix: String? = nil,
                    sanitizer: [String]? = nil) throws -> String {
-        let lib = folder ?? self.lib
-        try FileManager.default.createDirectory(atPath: lib, withIntermediateDirectories: true)
-        for name in ["libpkgctl-resolver.so", "libpkgctl-resolver.so.0"] {
-            guard !FileManager.default.fileExists(atPath: lib + "/" + name) else { continue }
-            try FileManager.default.createSymbolicLink(atPath: lib + "/" + name, withDestinationPath: library)
-        }
-        let template = try String(contentsOfFile: BundleFixtures.repository + "/scripts/pkgctl-resolver.pc.in", encoding: .utf8)
-        let pc = template.replacingOccurrences(of: "@PREFIX@", with: BundleFixtures.repository)
-            .replacingOccurrences(of: "@LIBDIR@", with: lib)
-            .replacingOccurrences(of: "@INCLUDEDIR@", with: BundleFixtures.repository + "/Sources/CPkgResolver/include")
-            .replacingOccurrences(of: "@VERSION@", with: "0")
-        try pc.write(toFile: lib + "/pkgctl-resolver.pc", atomically: true, encoding: .utf8)
+        let prefix = prefix ?? temp.path
+        try PackagingCommand.require(BundleFixtures.repository + "/scripts/lib/resolver-dev-prefix",
+                                     [URL(fileURLWithPath: library).deletingLastPathComponent().path, prefix])
+        let lib = prefix + "/lib"
         let flags = try PackagingCommand.run("/usr/bin/pkg-config", ["--cflags", "--libs", "pkgctl-resolver"],
-                                 environment: ["PKG_CONFIG_PATH": lib])
+                                 environment: ["PKG_CONFIG_PATH": lib + "/pkgconfig"])
         #expect(flags.status == 0, "\(flags.stderr)")
         let sanitizer = try sanitizer ?? Self.sanitizerFlags()
         let compiler = sanitizer.isEmpty ? "/usr/bin/cc" : try Self.toolchainBin() + "/clang"
@@ -171,10 +164,10 @@ import Testing
     /// binding's tests in an interpreter with ASan's runtime preloaded. Any report fails the test.
     @Test(.enabled(if: !sanitizedLibrary.isEmpty && !Sanitizer.isActive, "needs PKGCTL_RESOLVER_ASAN_LIBRARY (scripts/test)"))
     func theCHostAndThePythonBindingRunCleanUnderAddressAndUndefinedBehaviorSanitizers() throws {
-        let folder = temp.path("sanitized-lib")
+        let prefix = temp.path("sanitized"), folder = prefix + "/lib"
         let reports = try temp.makeDirectory("sanitizer-reports")
         let swiftRuntime = try Self.toolchainBin() + "/../lib/swift/linux"
-        let host = try buildHost(library: Self.sanitizedLibrary, folder: folder, sanitizer: [
+        let host = try buildHost(library: Self.sanitizedLibrary, prefix: prefix, sanitizer: [
             "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g",
             "-Wl,-rpath," + swiftRuntime])
         // LeakSanitizer is off as in `scripts/test --sanitize address` (it cannot follow Swift's
