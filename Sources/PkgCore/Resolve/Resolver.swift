@@ -49,7 +49,7 @@ public final class Resolver: Sendable {
     private let metrics: ResolverMetrics
     private let logger = Logger(label: "pkgctl.resolver")
     private let overlay: Overlay
-    private let upstream: UpstreamFetchCoalescer
+    let upstream: UpstreamFetchCoalescer
     private let readQueue = DispatchQueue(label: "pkgctl.local-read", qos: .userInitiated, attributes: .concurrent)
 
     /// A resolver over `store`; creates `ROOT/cache` when missing. Its metrics (origin fetches,
@@ -302,7 +302,7 @@ public final class Resolver: Sendable {
         let writesThrough: Bool
         switch resourceClass {
         case .html, .script, .style: writesThrough = true
-        case .image: writesThrough = configuration.writeThroughImages
+        case .image: writesThrough = configuration.writeThroughImages || request.isPrefetch
         case .other: writesThrough = false
         }
         var headers = request.headers

@@ -130,4 +130,9 @@ public struct ResourceRequest: Sendable {
 
     /// True for `GET` and `HEAD`.
     var isRead: Bool { method == "GET" || method == "HEAD" }
+
+    /// Set on the requests of ``Resolver/prefetch(_:headers:concurrency:timeLimit:progress:)``: an
+    /// explicit request to keep the answer, so an image is written through whatever
+    /// ``ResolverConfiguration/writeThroughImages`` says.
+    var isPrefetch = false
 }

@@ -184,7 +184,6 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
             owner.fetchEnded()
             return
         }
-        for entry in targets { entry.finish() }
         if let writer {
             owner.commitQueue.async { [owner] in
                 owner.metrics.overlayCommitted(writer.commit(expectedLength: expected))
@@ -193,6 +192,7 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
         } else {
             owner.fetchEnded()
         }
+        for entry in targets { entry.finish() }  // after the commit is queued: see Resolver.waitForOverlayCommits
     }
 
     func transferCancelled() {
