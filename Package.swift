@@ -38,6 +38,11 @@ let package = Package(
             linkerSettings: [.linkedLibrary("z"), .linkedLibrary("brotlienc"), .linkedLibrary("zstd")]
         ),
         .target(
+            name: "CImageCodec",
+            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("webp"), .linkedLibrary("avif"),
+                             .linkedLibrary("m")]
+        ),
+        .target(
             name: "PkgCore",
             dependencies: [
                 "CZip",
@@ -66,6 +71,8 @@ let package = Package(
             // only executables so), so it needs only Debian's libraries (scripts/package).
             .unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
         ),
+        // pack --image-variants: apart from PkgCore, so libpkgctl-resolver.so does not need the image codecs.
+        .target(name: "PkgImageVariants", dependencies: ["PkgCore", "CImageCodec"]),
         .target(
             name: "PkgServer",
             dependencies: [
@@ -84,6 +91,7 @@ let package = Package(
             dependencies: [
                 "PkgCore",
                 "PkgServer",
+                "PkgImageVariants",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -99,7 +107,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PkgctlTests",
-            dependencies: ["PkgCore", "PkgServer", "CZip", "CCompression", .product(name: "NIOHTTP1", package: "swift-nio"),
+            dependencies: ["PkgCore", "PkgServer", "PkgImageVariants", "CImageCodec", "CZip", "CCompression", .product(name: "NIOHTTP1", package: "swift-nio"),
                            .product(name: "Crypto", package: "swift-crypto")]
         ),
     ]

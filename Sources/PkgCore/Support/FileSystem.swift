@@ -3,7 +3,7 @@ import FoundationEssentials
 import Glibc
 
 /// Small, explicit filesystem operations with errors that name the path.
-enum FileSystem {
+package enum FileSystem {
     static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
@@ -15,7 +15,7 @@ enum FileSystem {
     }
 
     /// Creates `path` and any missing parents (mode 0755).
-    static func makeDirectories(_ path: String) throws {
+    package static func makeDirectories(_ path: String) throws {
         if isDirectory(path) { return }
         let parent = PathName.parent(path)
         if !parent.isEmpty, parent != path { try makeDirectories(parent) }
@@ -83,7 +83,7 @@ enum FileSystem {
 
     /// Writes `bytes` to a temp file beside `path`, fsyncs it and renames it over `path`,
     /// so readers see the old content or the new, never a part.
-    static func writeAtomically(_ bytes: some Collection<UInt8>, to path: String) throws {
+    package static func writeAtomically(_ bytes: some Collection<UInt8>, to path: String) throws {
         let temporary = temporaryName(beside: path)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw fileSystemError("open", temporary) }
@@ -146,7 +146,7 @@ enum FileSystem {
     }
 
     /// The whole content of a file, or nil when it does not exist.
-    static func read(_ path: String) throws -> [UInt8]? {
+    package static func read(_ path: String) throws -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }

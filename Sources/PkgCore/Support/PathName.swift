@@ -3,12 +3,12 @@
 ///
 /// Paths are split at the byte `/`, as the kernel splits them: a `/` followed by a
 /// combining mark is one Character to Swift but still a separator to `open`.
-enum PathName {
+package enum PathName {
     private static let slash = UInt8(ascii: "/")
 
     /// The directory holding `path`, as dirname(1) gives it: `/a/b` → `/a`, `/a` → `/`,
     /// `a` → `.` (the working directory), `a/b/` → `a`.
-    static func parent(_ path: String) -> String {
+    package static func parent(_ path: String) -> String {
         var trimmed = Substring(path).utf8
         while trimmed.count > 1, trimmed.last == slash { trimmed = trimmed.dropLast() }
         guard let separator = trimmed.lastIndex(of: slash) else { return "." }

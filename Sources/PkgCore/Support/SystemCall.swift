@@ -6,7 +6,7 @@ func errnoDescription(_ code: Int32) -> String {
 }
 
 /// Builds a filesystem error for the failed `operation` on `path` from the current `errno`.
-func fileSystemError(_ operation: String, _ path: String, errno code: Int32 = errno) -> PkgError {
+package func fileSystemError(_ operation: String, _ path: String, errno code: Int32 = errno) -> PkgError {
     let kind: PkgError.Code = (code == ENOSPC || code == EDQUOT) ? .insufficientSpace : .fileSystem
     return PkgError(kind, "\(operation) \(path): \(errnoDescription(code))", errno: code)
 }

@@ -1,0 +1,129 @@
+#include "internal.h"
+
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <jpeglib.h>
+
+/// libjpeg's error manager, with a jump back to pkg_jpeg_decode instead of exit().
+typedef struct jpeg_failure {
+    struct jpeg_error_mgr manager;
+    jmp_buf jump;
+    int too_many_scans;
+} jpeg_failure;
+
+static void exit_with_error(j_common_ptr common) {
+    longjmp(((jpeg_failure *)common->err)->jump, 1);
+}
+
+/// Warnings are counted (num_warnings), not printed.
+static void ignore_message(j_common_ptr common) {
+    (void)common;
+}
+
+/// Stops a progressive JPEG with an unreasonable number of scans (each costs a pass over the image).
+static void limit_scans(j_common_ptr common) {
+    jpeg_failure *failure = (jpeg_failure *)common->err;
+    if (common->is_decompressor && ((j_decompress_ptr)common)->input_scan_number > 1000) {
+        failure->too_many_scans = 1;
+        longjmp(failure->jump, 1);
+    }
+}
+
+static uint32_t read_16(const uint8_t *bytes, int little) {
+    return little ? (uint32_t)bytes[0] | (uint32_t)bytes[1] << 8 : (uint32_t)bytes[0] << 8 | bytes[1];
+}
+
+static uint32_t read_32(const uint8_t *bytes, int little) {
+    return little ? read_16(bytes, 1) | read_16(bytes + 2, 1) << 16 : read_16(bytes, 0) << 16 | read_16(bytes + 2, 0);
+}
+
+/// The EXIF orientation in an APP1 marker (1, the upright default, when absent or unreadable).
+static unsigned exif_orientation(const jpeg_saved_marker_ptr marker) {
+    const uint8_t *data = marker->data;
+    size_t size = marker->data_length;
+    if (size < 14 || memcmp(data, "Exif\0\0", 6) != 0) return 1;
+    const uint8_t *tiff = data + 6;
+    size -= 6;
+    int little = tiff[0] == 'I' && tiff[1] == 'I';
+    if (!little && !(tiff[0] == 'M' && tiff[1] == 'M')) return 1;
+    uint32_t directory = read_32(tiff + 4, little);
+    if (directory > size - 2) return 1;
+    uint32_t entries = read_16(tiff + directory, little);
+    for (uint32_t i = 0; i < entries; i++) {
+        size_t entry = directory + 2 + (size_t)i * 12;
+        if (entry + 12 > size) return 1;
+        if (read_16(tiff + entry, little) == 0x0112) return read_16(tiff + entry + 8, little);
+    }
+    return 1;
+}
+
+/// The reason libjpeg gave for its last error or warning.
+static pkg_image_status fail_with_libjpeg(j_decompress_ptr decompress, pkg_image_status status, const char *prefix, char *message) {
+    char reason[JMSG_LENGTH_MAX];
+    decompress->err->format_message((j_common_ptr)decompress, reason);
+    return pkg_image_fail(message, status, "%s: %s", prefix, reason);
+}
+
+pkg_image_status pkg_jpeg_decode(const uint8_t *data, size_t size, uint64_t max_pixels, pkg_image *image, char *message) {
+    struct jpeg_decompress_struct decompress;
+    jpeg_failure failure;
+    struct jpeg_progress_mgr progress = {.progress_monitor = limit_scans};
+    pkg_image_status status = PKG_IMAGE_OK;
+    image->pixels = NULL;
+    decompress.err = jpeg_std_error(&failure.manager);
+    failure.manager.error_exit = exit_with_error;
+    failure.manager.output_message = ignore_message;
+    failure.too_many_scans = 0;
+    if (setjmp(failure.jump)) {
+        if (failure.too_many_scans) {
+            pkg_image_fail(message, PKG_IMAGE_CORRUPT, "not a readable JPEG: more than 1000 scans");
+        } else {
+            fail_with_libjpeg(&decompress, PKG_IMAGE_CORRUPT, "not a readable JPEG", message);
+        }
+        jpeg_destroy_decompress(&decompress);
+        pkg_image_free(image);
+        return PKG_IMAGE_CORRUPT;
+    }
+    jpeg_create_decompress(&decompress);
+    decompress.progress = &progress;
+    jpeg_mem_src(&decompress, data, (unsigned long)size);
+    jpeg_save_markers(&decompress, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(&decompress, JPEG_APP0 + 2, 0xFFFF);
+    jpeg_read_header(&decompress, TRUE);
+
+    JOCTET *profile = NULL;
+    unsigned int profile_length = 0;
+    unsigned orientation = 1;
+    for (jpeg_saved_marker_ptr marker = decompress.marker_list; marker != NULL; marker = marker->next) {
+        if (marker->marker == JPEG_APP0 + 1 && orientation == 1) orientation = exif_orientation(marker);
+    }
+    if (decompress.jpeg_color_space == JCS_CMYK || decompress.jpeg_color_space == JCS_YCCK) {
+        status = pkg_image_fail(message, PKG_IMAGE_UNSUPPORTED, "a CMYK JPEG");
+    } else if (jpeg_read_icc_profile(&decompress, &profile, &profile_length)) {
+        free(profile);
+        status = pkg_image_fail(message, PKG_IMAGE_UNSUPPORTED, "it embeds an ICC colour profile");
+    } else if (orientation != 1) {
+        status = pkg_image_fail(message, PKG_IMAGE_UNSUPPORTED, "its EXIF orientation is %u, not 1", orientation);
+    } else {
+        status = pkg_image_allocate(image, decompress.image_width, decompress.image_height, max_pixels, message);
+    }
+    if (status != PKG_IMAGE_OK) {
+        jpeg_destroy_decompress(&decompress);
+        return status;
+    }
+    decompress.out_color_space = JCS_EXT_RGBA;
+    jpeg_start_decompress(&decompress);
+    while (decompress.output_scanline < decompress.output_height) {
+        JSAMPROW row = image->pixels + (size_t)decompress.output_scanline * image->width * 4;
+        jpeg_read_scanlines(&decompress, &row, 1);
+    }
+    jpeg_finish_decompress(&decompress);
+    if (decompress.err->num_warnings > 0) {
+        status = fail_with_libjpeg(&decompress, PKG_IMAGE_UNSUPPORTED, "damaged JPEG data", message);
+        pkg_image_free(image);
+    }
+    jpeg_destroy_decompress(&decompress);
+    return status;
+}
