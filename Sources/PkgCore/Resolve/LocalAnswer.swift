@@ -38,18 +38,19 @@ public struct LocalAnswer: Sendable {
     /// `bytes=-N` is the last N bytes; several ranges or a failed If-Range → the
     /// whole file); HEAD without a body. A file in a content `coding` (a `.br` or
     /// `.gz` sibling) gets `Content-Encoding`, and ranges count its encoded bytes;
-    /// `varies` (the file has such siblings) adds `Vary: Accept-Encoding`, and `variesByAccept`
-    /// (the single-page-app fallback, chosen by `Accept`) `Vary: Accept`. `declared` are the
+    /// `vary` (the request headers that chose this file: see ``varyValue(accept:encoding:)``)
+    /// goes out as `Vary` when not empty. `servedPath` is the package path asked for when
+    /// `file` is an image variant of it (its caching follows that name). `declared` are the
     /// headers the publisher declared for the file, added to 200 and 206 answers.
     static func make(file: LocalFile, request: ResourceRequest, contentType: String, source: Source,
-                     coding: ContentCoding? = nil, varies: Bool = false, variesByAccept: Bool = false,
+                     coding: ContentCoding? = nil, vary: String = "", servedPath: String? = nil,
                      markedImmutable: Bool = false, declared: [(name: String, value: String)] = []) -> LocalAnswer {
-        let vary = variesByAccept ? (varies ? "Accept, Accept-Encoding" : "Accept") : (varies ? "Accept-Encoding" : "")
         let size = file.size
         let cacheControl: String
         switch source {
         case .package:
-            let path = coding.map { String(file.relativePath.dropLast($0.fileSuffix.utf8.count)) } ?? file.relativePath
+            let path = servedPath ?? coding.map { String(file.relativePath.dropLast($0.fileSuffix.utf8.count)) }
+                ?? file.relativePath
             cacheControl = markedImmutable ? CachePolicy.immutable : CachePolicy.forPackageFile(path)
         case .overlay: cacheControl = CachePolicy.revalidate
         }
@@ -94,6 +95,12 @@ public struct LocalAnswer: Sendable {
         let hasBody = request.method != "HEAD" && !range.isEmpty
         return LocalAnswer(response: ResourceResponse(status: status, headers: headers),
                            file: hasBody ? file : nil, range: hasBody ? range : 0..<0, source: source)
+    }
+
+    /// The `Vary` value of a package file chosen by `Accept` (the single-page-app fallback, an
+    /// image variant) and/or by `Accept-Encoding` (it has `.br`/`.gz` siblings); empty for neither.
+    static func varyValue(accept: Bool, encoding: Bool) -> String {
+        accept ? (encoding ? "Accept, Accept-Encoding" : "Accept") : (encoding ? "Accept-Encoding" : "")
     }
 
     /// 301 to `location` with no body: a folder asked for without its trailing slash.

@@ -86,6 +86,7 @@ final class PackageMount: @unchecked Sendable {
         var bytes = 0
         var absent = Set<String>()
         var codings: [String: Set<ContentCoding>] = [:]
+        var variants: [String: Set<ImageVariant>] = [:]
     }
 
     /// Files up to this size are kept in memory once read, within ``memoryBudget`` per version.
@@ -95,7 +96,7 @@ final class PackageMount: @unchecked Sendable {
     static let absentLimit = 4096
     /// Most larger files kept open per version.
     static let openFileLimit = 64
-    /// Most files whose encoded siblings are remembered per version.
+    /// Most files whose encoded siblings (and, apart, whose image variants) are remembered per version.
     static let codingsLimit = 16384
 
     /// The file at `relativePath` in this version (a directory gives its
@@ -145,18 +146,29 @@ final class PackageMount: @unchecked Sendable {
     /// `.br` and `.gz` siblings, by a look at their names (only the one a request
     /// chooses is opened, by ``file(at:)``). Remembered per file after the first look (not for a folder).
     func codings(besides relativePath: String) -> Set<ContentCoding> {
-        if isFolder { return withFolder { folderCodings(besides: relativePath, in: $0) } ?? [] }
-        if let known = memory.withLock({ $0.codings[relativePath] }) { return known }
-        var found = Set<ContentCoding>()
-        for coding in ContentCoding.allCases {
+        siblings(besides: relativePath, remembered: \.codings)
+    }
+
+    /// The image variants the version holds `relativePath` in: its `.avif` and `.webp`
+    /// siblings (``ImageVariant``), looked up and remembered as ``codings(besides:)`` are.
+    func imageVariants(besides relativePath: String) -> Set<ImageVariant> {
+        siblings(besides: relativePath, remembered: \.variants)
+    }
+
+    private func siblings<Kind: SiblingKind>(besides relativePath: String,
+                                             remembered: WritableKeyPath<FileMemory, [String: Set<Kind>]> & Sendable) -> Set<Kind> {
+        if isFolder { return withFolder { folderSiblings(besides: relativePath, in: $0) } ?? [] }
+        if let known = memory.withLock({ $0[keyPath: remembered][relativePath] }) { return known }
+        var found = Set<Kind>()
+        for kind in Kind.allCases {
             var info = stat()
-            if fstatat(directoryDescriptor, relativePath + coding.fileSuffix, &info, AT_SYMLINK_NOFOLLOW) == 0,
+            if fstatat(directoryDescriptor, relativePath + kind.fileSuffix, &info, AT_SYMLINK_NOFOLLOW) == 0,
                (info.st_mode & S_IFMT) == S_IFREG {
-                found.insert(coding)
+                found.insert(kind)
             }
         }
         memory.withLock { memory in
-            if memory.codings.count < Self.codingsLimit { memory.codings[relativePath] = found }
+            if memory[keyPath: remembered].count < Self.codingsLimit { memory[keyPath: remembered][relativePath] = found }
         }
         return found
     }
@@ -173,16 +185,17 @@ final class PackageMount: @unchecked Sendable {
 
     /// A folder's siblings of `relativePath` that are regular files no older than it: a build
     /// that rewrote the file but not its `.br` would otherwise serve the old bytes to browsers.
-    private func folderCodings(besides relativePath: String, in folder: Int32) -> Set<ContentCoding> {
+    /// (A folder that has only the variant of an image offers none: the original decides.)
+    private func folderSiblings<Kind: SiblingKind>(besides relativePath: String, in folder: Int32) -> Set<Kind> {
         var file = stat()
         guard fstatat(folder, relativePath, &file, AT_SYMLINK_NOFOLLOW) == 0 else { return [] }
-        var found = Set<ContentCoding>()
-        for coding in ContentCoding.allCases {
+        var found = Set<Kind>()
+        for kind in Kind.allCases {
             var info = stat()
-            if fstatat(folder, relativePath + coding.fileSuffix, &info, AT_SYMLINK_NOFOLLOW) == 0,
+            if fstatat(folder, relativePath + kind.fileSuffix, &info, AT_SYMLINK_NOFOLLOW) == 0,
                (info.st_mode & S_IFMT) == S_IFREG,
                (info.st_mtim.tv_sec, info.st_mtim.tv_nsec) >= (file.st_mtim.tv_sec, file.st_mtim.tv_nsec) {
-                found.insert(coding)
+                found.insert(kind)
             }
         }
         return found

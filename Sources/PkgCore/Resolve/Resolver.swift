@@ -241,6 +241,9 @@ public final class Resolver: Sendable {
                 file = mount.file(at: fallback)
                 fellBack = file != nil
             }
+            if file == nil, isRead, let answer = onlyImageVariantAnswer(request, match) {
+                return .local(answer, resourceClass)
+            }
             if let file {
                 let source = LocalAnswer.Source.package(name: mount.name, version: mount.version)
                 // A folder named without its slash is redirected to it, as nginx does: served
@@ -258,28 +261,65 @@ public final class Resolver: Sendable {
                 let codings = mount.codings(besides: file.relativePath)
                 let markedImmutable = mount.isMarkedImmutable(file.relativePath)
                 let declared = mount.declaredHeaders(for: file.relativePath)
+                if ImageVariant.mayHaveVariants(file.relativePath) {
+                    let variants = mount.imageVariants(besides: file.relativePath)
+                    if !variants.isEmpty {
+                        let vary = LocalAnswer.varyValue(accept: true, encoding: !codings.isEmpty)
+                        if let variant = ImageVariant.preferred(for: request.header("Accept"), among: variants),
+                           let lighter = mount.file(at: file.relativePath + variant.fileSuffix), lighter.size < file.size {
+                            return .local(LocalAnswer.make(file: lighter, request: request, contentType: variant.mediaType,
+                                                           source: source, vary: vary, servedPath: file.relativePath,
+                                                           markedImmutable: markedImmutable, declared: declared),
+                                          resourceClass)
+                        }
+                        return .local(LocalAnswer.make(file: file, request: request, contentType: type, source: source,
+                                                       vary: vary, markedImmutable: markedImmutable, declared: declared),
+                                      resourceClass)
+                    }
+                }
                 // A sibling the site made itself may be larger than the file: then the file goes out.
                 if let coding = ContentCoding.preferred(for: request.header("Accept-Encoding"), among: codings),
                    let encoded = mount.file(at: file.relativePath + coding.fileSuffix), encoded.size < file.size {
                     return .local(LocalAnswer.make(file: encoded, request: request, contentType: type, source: source,
-                                                   coding: coding, varies: true, variesByAccept: fellBack,
+                                                   coding: coding, vary: LocalAnswer.varyValue(accept: fellBack, encoding: true),
                                                    markedImmutable: markedImmutable, declared: declared),
                                   resourceClass)
                 }
                 return .local(LocalAnswer.make(file: file, request: request, contentType: type, source: source,
-                                               varies: !codings.isEmpty, variesByAccept: fellBack,
+                                               vary: LocalAnswer.varyValue(accept: fellBack, encoding: !codings.isEmpty),
                                                markedImmutable: markedImmutable, declared: declared), resourceClass)
             }
         }
         let overlayKey = Overlay.key(host: request.host, path: path, query: request.query, match: match)
-        if isRead, let overlayKey, let file = overlay.open(overlayKey) {
-            let type = MediaType.forPath(file.relativePath, fallback: resourceClass)
-            return .local(LocalAnswer.make(file: file, request: request, contentType: type,
-                                           source: .overlay(package: match?.route.mount.name,
-                                                            version: match?.route.mount.version)),
-                          resourceClass)
+        if isRead, let overlayKey {
+            let source = LocalAnswer.Source.overlay(package: match?.route.mount.name, version: match?.route.mount.version)
+            if let file = overlay.open(overlayKey) {
+                let type = MediaType.forPath(file.relativePath, fallback: resourceClass)
+                return .local(LocalAnswer.make(file: file, request: request, contentType: type, source: source),
+                              resourceClass)
+            }
+            if let stored = overlay.openRepresentation(key: overlayKey, headers: request.headers) {
+                return .local(LocalAnswer.make(file: stored.file, request: request, contentType: stored.contentType,
+                                               source: source, vary: stored.vary), resourceClass)
+            }
         }
         return .miss(Miss(resourceClass: resourceClass, match: match, overlayKey: overlayKey))
+    }
+
+    /// The answer for a PNG or JPEG that the active version holds only as image variants
+    /// (installed by `update --accept-images`): the one `Accept` prefers, else the first there,
+    /// since the device said its engine decodes it. Nil when it has no variant either.
+    private func onlyImageVariantAnswer(_ request: ResourceRequest, _ match: RouteMatch) -> LocalAnswer? {
+        let mount = match.route.mount, path = match.relativePath
+        guard ImageVariant.mayHaveVariants(path) else { return nil }
+        let variants = mount.imageVariants(besides: path)
+        guard let variant = ImageVariant.preferred(for: request.header("Accept"), among: variants)
+                ?? ImageVariant.allCases.first(where: variants.contains),
+              let file = mount.file(at: path + variant.fileSuffix) else { return nil }
+        return LocalAnswer.make(file: file, request: request, contentType: variant.mediaType,
+                                source: .package(name: mount.name, version: mount.version), vary: "Accept",
+                                servedPath: path, markedImmutable: mount.isMarkedImmutable(path),
+                                declared: mount.declaredHeaders(for: path))
     }
 
     private func upstreamPlan(_ request: ResourceRequest, for miss: Miss) -> UpstreamPlan {
@@ -308,10 +348,7 @@ public final class Resolver: Sendable {
         var headers = request.headers
         if shareable {
             // One full, identity-coded 200 for every task sharing the fetch and for the overlay.
-            headers.removeAll {
-                asciiCaseInsensitiveEqual($0.name, "Accept-Encoding") || asciiCaseInsensitiveEqual($0.name, "If-None-Match")
-                    || asciiCaseInsensitiveEqual($0.name, "If-Modified-Since") || asciiCaseInsensitiveEqual($0.name, "If-Range")
-            }
+            headers.removeAll { UpstreamPlan.droppedFromSharedFetches.contains($0.name.lowercased()) }
         }
         // An answer to a request with credentials is for that user alone (RFC 9111 §3.5).
         let hasCredentials = request.header("Authorization") != nil

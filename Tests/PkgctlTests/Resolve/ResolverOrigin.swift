@@ -4,7 +4,10 @@ import Foundation
 /// A loopback HTTPS nginx (test CA from TestCertificateAuthority) with the
 /// locations the resolver tests need, beside the transfer tests' NginxOrigin:
 /// static files, `/set-cookie/`, `/no-store/`, `/private/`, `/always-500/`,
-/// `/slow/` (limit_rate), `/stream/` (limit_rate, no-store), `/echo-cookie` and `/echo-post` (the body is logged).
+/// `/slow/` (limit_rate), `/stream/` (limit_rate, no-store), `/echo-cookie` and `/echo-post` (the body is logged);
+/// and negotiation as image CDNs do it: `…/negotiate/NAME` (at any depth) sends `NAME.webp` (type image/webp) when
+/// `Accept` names image/webp and `NAME` otherwise, with `Vary: Accept`; `/vary-star/` and
+/// `/vary-encoding/` send the file with `Vary: *` and `Vary: Accept-Encoding`.
 final class ResolverOrigin: @unchecked Sendable {
     let baseURL: String
     let caFile: String
@@ -25,7 +28,8 @@ final class ResolverOrigin: @unchecked Sendable {
                 error_log "\(directory.path)/error.log" warn;
                 events { worker_connections 1024; }
                 http {
-                    types { text/html html; text/css css; text/javascript js; image/png png; application/json json; }
+                    types { text/html html; text/css css; text/javascript js; image/png png; image/webp webp; application/json json; }
+                    map $http_accept $webp_suffix { default ""; "~image/webp" ".webp"; }
                     default_type application/octet-stream;
                     log_format resolver '$request_method $request_uri $status $body_bytes_sent "$request_body"';
                     access_log "\(directory.path)/access.log" resolver;
@@ -46,6 +50,9 @@ final class ResolverOrigin: @unchecked Sendable {
                         location /set-cookie/ { alias "\(root)/"; add_header Set-Cookie "session=1"; }
                         location /no-store/ { alias "\(root)/"; add_header Cache-Control "no-store"; }
                         location /private/ { alias "\(root)/"; add_header Cache-Control "private, max-age=60"; }
+                        location ~ /negotiate/ { add_header Vary Accept; try_files $uri$webp_suffix $uri =404; }
+                        location /vary-star/ { alias "\(root)/"; add_header Vary "*"; }
+                        location /vary-encoding/ { alias "\(root)/"; add_header Vary "Accept-Encoding"; }
                         location /always-500/ { return 500 "broken\\n"; }
                         location /slow/ { alias "\(root)/"; limit_rate \(slowRate); }
                         location /stream/ { alias "\(root)/"; limit_rate \(slowRate); add_header Cache-Control "no-store"; }

@@ -87,7 +87,13 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
         let response = ResourceResponse(status: status, headers: headers)
         var newWriter: OverlayWriter?
         if let key = plan.overlayKey, Self.isCacheable(response) {
-            newWriter = owner.overlay.makeWriter(key: key)
+            switch VaryHeader(headers) {
+            case .none: newWriter = owner.overlay.makeWriter(key: key)
+            case .fields(let fields):
+                newWriter = owner.overlay.makeRepresentationWriter(key: key, fields: fields, headers: plan.headers,
+                                                                   contentType: response.header("Content-Type"))
+            case .any: break  // isCacheable refused it
+            }
             if newWriter == nil { owner.metrics.overlayCommitted(false) }
         }
         lock.lock()
@@ -231,9 +237,10 @@ final class UpstreamFetch: UpstreamTransferSink, @unchecked Sendable {
         lock.unlock()
     }
 
-    /// A 200 without `Set-Cookie`, `Cache-Control: no-store`/`private`, or a content coding.
+    /// A 200 without `Set-Cookie`, `Cache-Control: no-store`/`private`, a content coding, or
+    /// `Vary: *` (an answer for its own request alone).
     static func isCacheable(_ response: ResourceResponse) -> Bool {
-        guard response.status == 200 else { return false }
+        guard response.status == 200, VaryHeader(response.headers) != .any else { return false }
         for field in response.headers {
             if asciiCaseInsensitiveEqual(field.name, "Set-Cookie") { return false }
             if asciiCaseInsensitiveEqual(field.name, "Cache-Control"),

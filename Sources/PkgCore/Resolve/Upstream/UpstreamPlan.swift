@@ -11,4 +11,11 @@ struct UpstreamPlan: Sendable {
     var overlayKey: String?
     /// The counters of the package version whose route the request is under; nil = none.
     var signals: ServingSignalCounter?
+
+    /// Request headers (lower case) a shared fetch does not forward: every task sharing it and
+    /// the overlay get one full, identity-coded 200, whatever each request's own validators,
+    /// range condition and codings were.
+    static let droppedFromSharedFetches: Set<String> = [
+        "accept-encoding", "if-none-match", "if-modified-since", "if-range",
+    ]
 }
