@@ -16,11 +16,15 @@ struct VerifyCommand: AsyncParsableCommand {
         let store = try await self.store.packageStore()
         let reports = try reportingErrors { try store.verify(name) }
         for report in reports {
+            // Which representation of its images the version holds (update --accept-images).
+            let held = report.imageVariants.sorted { $0.key < $1.key }
+                .map { "\($0.value) image\($0.value == 1 ? "" : "s") as \($0.key.uppercased())" }
+            let variants = held.isEmpty ? "" : " (holds " + held.joined(separator: ", ") + ")"
             if report.isIntact {
-                print("\(report.name) \(report.version): ok")
+                print("\(report.name) \(report.version): ok" + variants)
                 continue
             }
-            print("\(report.name) \(report.version): differs from its index")
+            print("\(report.name) \(report.version): differs from its index" + variants)
             for path in report.changed { print("  changed: \(path)") }
             for path in report.missing { print("  missing: \(path)") }
             for path in report.unexpected { print("  unexpected: \(path)") }

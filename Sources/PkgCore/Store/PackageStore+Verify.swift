@@ -11,6 +11,10 @@ public struct VerificationReport: Sendable, Hashable, Codable {
     /// Files present that the index does not list.
     public var unexpected: [String]
 
+    /// How many images the version holds as a variant instead of their original, by variant
+    /// (`update --accept-images`; ``ImageVariantSelection``): `["webp": 12]`.
+    public var imageVariants: [String: Int] = [:]
+
     /// True when the files match the index exactly.
     public var isIntact: Bool { changed.isEmpty && missing.isEmpty && unexpected.isEmpty }
 }
@@ -47,6 +51,11 @@ extension PackageStore {
             if actual.size != expected.size || actual.sha256 != expected.sha256 { report.changed.append(path) }
         }
         report.unexpected = present.subtracting(record.index.files.keys).sorted()
+        for path in record.index.files.keys {
+            guard let variant = ImageVariantSelection.variant(named: path),
+                  record.index.files[String(path.dropLast(variant.fileSuffix.utf8.count))] == nil else { continue }
+            report.imageVariants[variant.rawValue, default: 0] += 1
+        }
         return report
     }
 

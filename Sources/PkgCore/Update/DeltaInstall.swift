@@ -12,11 +12,15 @@ import Glibc
 /// second copy of each object is published. Objects wait in `ROOT/objects`
 /// until the version is installed, so a run that was killed resumes without
 /// fetching them again.
+///
+/// With image variants accepted (``ImageVariantSelection``) it installs only the files the
+/// device will serve, even for a first install (nothing to reuse, but the images it skips).
 struct DeltaInstall {
     let store: PackageStore
     let downloader: Downloader
     let manifestURL: String
     let limits: ExtractionLimits
+    var images = ImageVariantSelection(accepted: [])
 
     /// What a delta install would fetch.
     struct Plan {
@@ -32,7 +36,7 @@ struct DeltaInstall {
     }
 
     /// Installs `entry` from its index and returns the record, or nil when a
-    /// delta does not pay (nothing installed to reuse, or the missing objects
+    /// delta does not pay (nothing installed to reuse and no image left out, or the missing objects
     /// weigh on the wire as much as the zip) or the origin does not have the index or an
     /// object (404, 410); then the caller installs the zip. A hostile index, or
     /// an index or object whose bytes do not match their hash, is an error (the
@@ -49,9 +53,10 @@ struct DeltaInstall {
     private func installOrDecline(_ entry: ManifestEntry, reference: IndexReference, replacing: Bool,
                                   progress: @escaping @Sendable (UInt64, UInt64) -> Void) throws -> VersionRecord? {
         let local = try localContents(of: entry.name)
-        guard !local.isEmpty else { return nil }
+        guard !local.isEmpty || !images.accepted.isEmpty else { return nil }
         let label = "\(entry.name) \(entry.version)"
-        let index = try fetchIndex(reference, label: label)
+        var index = try fetchIndex(reference, label: label)
+        index.files = images.select(index.files)
         var missing: [String: UInt64] = [:]
         var wire: UInt64 = 0
         for file in index.files where local[file.sha256] == nil && missing[file.sha256] == nil {

@@ -10,21 +10,17 @@ struct ReleaseDownload {
     let manifestURL: String
     let limits: ExtractionLimits
     let workers: Int
+    /// The image variants the device installs instead of their originals.
+    let images: ImageVariantSelection
 
     /// Installs `entry` (not yet active), announcing its progress and every fall-back.
     func install(_ entry: ManifestEntry, progress: @escaping @Sendable (UpdateEvent) -> Void) throws {
-        let tree = TreeDeltaInstall(store: store, downloader: downloader, manifestURL: manifestURL, limits: limits)
-        do {
-            let installed = try tree.install(entry, replacing: true) { received, total in
-                progress(.downloading(name: entry.name, version: entry.version, received: received, total: total))
-            }
-            if installed != nil { return }
-        } catch let error as PkgError where error.code != .insufficientSpace && error.code != .deadlineExceeded {
-            progress(.fellBack(name: entry.name, version: entry.version,
-                               reason: error.message + "; installing without the delta"))
-        }
+        // A tree delta rebuilds the whole published tree; a device choosing image variants goes
+        // file by file (its active tree is never a delta's base anyway).
+        if images.accepted.isEmpty, try installTreeDelta(entry, progress: progress) { return }
         if let reference = entry.index {
-            let delta = DeltaInstall(store: store, downloader: downloader, manifestURL: manifestURL, limits: limits)
+            var delta = DeltaInstall(store: store, downloader: downloader, manifestURL: manifestURL, limits: limits)
+            delta.images = images
             do {
                 let installed = try delta.install(entry, reference: reference, replacing: true) { received, total in
                     progress(.downloading(name: entry.name, version: entry.version, received: received, total: total))
@@ -46,6 +42,22 @@ struct ReleaseDownload {
             }
             progress(.extracting(name: entry.name, version: entry.version))
             _ = try store.install(entry, archive: zip, limits: limits, workers: workers, replacing: true)
+        }
+    }
+
+    /// Installs `entry` by the tree delta from the active version; false when there is none
+    /// (or it was refused: announced as a fall-back).
+    private func installTreeDelta(_ entry: ManifestEntry, progress: @escaping @Sendable (UpdateEvent) -> Void) throws -> Bool {
+        let tree = TreeDeltaInstall(store: store, downloader: downloader, manifestURL: manifestURL, limits: limits)
+        do {
+            let installed = try tree.install(entry, replacing: true) { received, total in
+                progress(.downloading(name: entry.name, version: entry.version, received: received, total: total))
+            }
+            return installed != nil
+        } catch let error as PkgError where error.code != .insufficientSpace && error.code != .deadlineExceeded {
+            progress(.fellBack(name: entry.name, version: entry.version,
+                               reason: error.message + "; installing without the delta"))
+            return false
         }
     }
 }

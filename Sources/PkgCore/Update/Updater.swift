@@ -60,6 +60,10 @@ public struct Updater: Sendable {
     /// does), and an active version that does not fit is left first, at once: for a fitting
     /// release, else a retained version that fits, else for nothing (it stops being served).
     public var runtime: RuntimeVersion?
+    /// The image variants this device's web engine decodes (`update --accept-images`): where a
+    /// release has one for a PNG or JPEG, the variant is installed instead of the original
+    /// (``ImageVariantSelection``), file by file from the release's index. Empty: every file.
+    public var acceptImages: Set<ImageVariant> = []
 
     /// The default ``maxManifestSize``: 1 MiB, some 2,000 packages.
     public static let defaultMaxManifestSize = 1 << 20
@@ -204,7 +208,8 @@ public struct Updater: Sendable {
             outcome.action = action(from: active, to: target.version)
             if installed?.entry.sha256 != target.sha256 {
                 try ReleaseDownload(store: store, downloader: downloader, manifestURL: manifestURL, limits: limits,
-                                    workers: workers).install(target, progress: progress)
+                                    workers: workers, images: ImageVariantSelection(accepted: acceptImages))
+                    .install(target, progress: progress)
             }
             // A first install does not wait (nothing else would serve meanwhile), nor does
             // leaving a revoked version or one that does not fit the host: that must happen
