@@ -58,6 +58,11 @@ struct PackCommand: ParsableCommand {
     @Option(help: RuntimeRangeArgument.help)
     var runtime: String?
 
+    @Option(help: ArgumentHelp(
+        "A file of URLs devices fetch into their overlay after activating this release: one a line, # comments.",
+        valueName: "file"))
+    var prefetch: String?
+
     @OptionGroup var signing: SigningOptions
 
     func validate() throws {
@@ -70,6 +75,7 @@ struct PackCommand: ParsableCommand {
     }
 
     func run() throws {
+        let prefetchList = try reportingErrors { try prefetch.map(PrefetchList.read) ?? [] }
         let entry = try reportingErrors {
             try Publisher(outputDirectory: out).publish(source: source, name: name, version: version, routes: routes,
                                                         rolloutPercent: rollout, force: force, precompress: precompress,
@@ -77,7 +83,7 @@ struct PackCommand: ParsableCommand {
                                                         headers: header.compactMap(PackageHeader.init(argument:)),
                                                         deltaFrom: deltaFrom, critical: critical,
                                                         runtime: try RuntimeRangeArgument.parse(runtime, package: name),
-                                                        signer: try signing.signer())
+                                                        prefetch: prefetchList, signer: try signing.signer())
         }
         print("\(out)/\(entry.url)  \(entry.size) bytes  sha256 \(entry.sha256)")
         for delta in entry.deltas { print("\(out)/\(delta.url)  \(delta.size) bytes  from \(delta.from)") }

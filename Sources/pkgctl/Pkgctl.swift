@@ -11,7 +11,7 @@ struct Pkgctl: AsyncParsableCommand {
             UpdateCommand.self, StatusCommand.self, RollbackCommand.self, UnholdCommand.self,
             GCCommand.self, VerifyCommand.self, PackCommand.self, RolloutCommand.self, RevokeCommand.self, SignCommand.self,
             TimestampCommand.self, KeygenCommand.self, FleetCommand.self,
-            ResolveCommand.self, ServeCommand.self, ConfigCommand.self,
+            ResolveCommand.self, PrefetchCommand.self, ServeCommand.self, ConfigCommand.self,
         ]
     )
 

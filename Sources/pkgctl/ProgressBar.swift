@@ -23,9 +23,26 @@ final class ProgressBar: Sendable {
             draw("\(name) \(version) [\(bar)] \(Int(fraction * 100))%")
         case .extracting(let name, let version):
             draw("\(name) \(version) extracting…")
-        case .finished, .fellBack:
+        case .finished, .fellBack, .prefetched:
             draw("")
         }
+    }
+
+    /// Draws how far a prefetch has come (at most every 0.1 s, and always its last URL).
+    func handle(_ progress: PrefetchProgress) {
+        lastDraw.withLock { lastDraw in
+            guard progress.done == progress.total || Date().timeIntervalSince(lastDraw) > 0.1 else { return }
+            lastDraw = Date()
+            let width = 30
+            let filled = progress.total > 0 ? progress.done * width / progress.total : width
+            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+            draw("prefetch [\(bar)] \(progress.done)/\(progress.total)  \(progress.bytes) bytes")
+        }
+    }
+
+    /// Clears the bar's line.
+    func clear() {
+        lastDraw.withLock { _ in draw("") }
     }
 
     private func draw(_ text: String) {

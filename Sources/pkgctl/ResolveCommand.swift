@@ -20,19 +20,14 @@ struct ResolveCommand: AsyncParsableCommand {
     @Option(help: "HTTP method.")
     var method: String = "GET"
 
-    @Option(help: "Base URL replacing https://HOST for fallbacks, e.g. https://127.0.0.1:8443")
-    var upstream: String?
-
-    @Option(name: .customLong("ca-file"), help: ArgumentHelp("PEM CA bundle for the origin's TLS.", valueName: "pem"))
-    var caFile: String?
+    @OptionGroup var origin: OriginOptions
 
     @Flag(help: "Perform the request and print status and byte count.")
     var fetch = false
 
     func run() async throws {
         let store = try await self.store.packageStore()
-        let configuration = ResolverConfiguration(upstream: upstream, caFile: caFile)
-        let resolver = try reportingErrors { try Resolver(store: store, configuration: configuration) }
+        let resolver = try reportingErrors { try Resolver(store: store, configuration: origin.configuration) }
         defer { resolver.shutdown() }
         let request = ResourceRequest(url: url, method: method.uppercased(),
                                       headers: accept.map { [("Accept", $0)] } ?? [])

@@ -115,6 +115,17 @@ struct UpdateCommand: AsyncParsableCommand {
             + "an active version outside its range is left at once.", valueName: "version"))
     var runtime: String?
 
+    @Option(name: .customLong("prefetch-time-limit"), help: ArgumentHelp(
+        "Seconds the prefetch lists of the releases a run activates may take together; 0: no prefetch "
+            + "(default: \(DecimalText.tenths(UpdateSettings.Defaults.prefetchTimeLimit, droppingZeroTenth: true))).",
+        valueName: "seconds"))
+    var prefetchTimeLimit: Double?
+
+    @Option(name: .customLong("prefetch-upstream"), help: ArgumentHelp(
+        "Base URL prefetches go to instead of https://HOST, as serve's --upstream (they trust --ca-file).",
+        valueName: "url"))
+    var prefetchUpstream: String?
+
     @Flag(name: .customLong("print-device-id"), help: ArgumentHelp(
         "Print this device's id (the one staged rollouts and `pkgctl rollout --devices` use) and exit."))
     var printDeviceID = false
@@ -148,6 +159,8 @@ struct UpdateCommand: AsyncParsableCommand {
         flags.set("update.report-url", reportURL)
         flags.set("update.activate-window", activateWindows)
         flags.set("update.runtime", runtime)
+        flags.set("update.prefetch-time-limit", prefetchTimeLimit)
+        flags.set("update.prefetch-upstream", prefetchUpstream)
         return flags
     }
 
@@ -188,7 +201,11 @@ struct UpdateCommand: AsyncParsableCommand {
             timeLimit: settings.deadline,
             reporting: settings.report ? OutcomeReporting(url: settings.reportURL, client: Pkgctl.configuration.version)
                                        : nil,
-            activationWindows: settings.activateWindows, runtime: settings.runtime)
+            activationWindows: settings.activateWindows, runtime: settings.runtime,
+            prefetch: settings.prefetchTimeLimit > 0
+                ? UpdatePrefetch(resolver: ResolverConfiguration(upstream: settings.prefetchUpstream, caFile: settings.caFile),
+                                 timeLimit: settings.prefetchTimeLimit)
+                : nil)
         let quiet = settings.quiet
         let bar = (quiet || json || !Output.stderrIsTerminal) ? nil : ProgressBar()
         let report = try reportingErrors(json: json) {
@@ -198,6 +215,14 @@ struct UpdateCommand: AsyncParsableCommand {
                 progress: { event in
                     bar?.handle(event)  // clears the bar before a fallback's line
                     if case .fellBack(_, _, let reason) = event, !quiet { Output.printError(reason) }
+                    if case .prefetched(let name, let version, let results) = event {
+                        for result in results {
+                            guard case .failed(let error) = result.outcome else { continue }
+                            Output.printError("\(name) \(version): prefetch of \(result.url.escapedForMessage) failed: "
+                                              + error.message)
+                        }
+                        if !quiet, !json { print("\(name) \(version): " + PrefetchCommand.summary(results)) }
+                    }
                 })
         }
         if json {

@@ -37,6 +37,10 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
     /// The host runtimes the release fits, a ``RuntimeRange`` as written (`>=2.3.0 <3.0.0`);
     /// nil: any. A manifest may list one package once per range.
     public var runtime: String?
+    /// Request URLs (`app://www.example.com/app/img/hero.png`) a device fetches into its overlay
+    /// once it has activated the release, for offline use: at most ``PrefetchList/maximumCount``,
+    /// each a URL as ``PrefetchList`` says, none twice; under a route of the package or not.
+    public var prefetch: [String] = []
 
     /// An entry; call ``validate(source:)`` before trusting it.
     public init(name: String, version: String, url: String, sha256: String, size: UInt64, routes: [String] = [],
@@ -53,7 +57,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case name, version, url, sha256, size, routes, rollout, revoked, index, spaFallback, deltas, immutable, headers
-        case critical, runtime
+        case critical, runtime, prefetch
     }
 
     /// Decodes an entry; `routes`, `rollout` and `revoked` may be absent and `size` must not be negative.
@@ -80,6 +84,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         headers = try container.decodeIfPresent([PackageHeader].self, forKey: .headers) ?? []
         critical = try container.decodeIfPresent(Bool.self, forKey: .critical) ?? false
         runtime = try container.decodeIfPresent(String.self, forKey: .runtime)
+        prefetch = try container.decodeIfPresent([String].self, forKey: .prefetch) ?? []
     }
 
     /// Encodes the entry, leaving out an absent rollout and an empty revocation list.
@@ -100,6 +105,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         if !headers.isEmpty { try container.encode(headers, forKey: .headers) }
         if critical { try container.encode(critical, forKey: .critical) }
         try container.encodeIfPresent(runtime, forKey: .runtime)
+        if !prefetch.isEmpty { try container.encode(prefetch, forKey: .prefetch) }
     }
 
     /// Checks that name and version are safe directory names and the hash is SHA-256 hex.
@@ -144,6 +150,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         for header in headers {
             if let refusal = header.refusal() { throw fail("header: " + refusal) }
         }
+        if let refusal = PrefetchList.refusal(of: prefetch) { throw fail("prefetch " + refusal) }
     }
 
     /// ``runtime`` parsed; nil: any runtime (or, before ``validate(source:)``, not a range).

@@ -39,12 +39,14 @@ public struct Publisher: Sendable {
     /// release activates at once on devices that keep activation windows (``ManifestEntry/critical``).
     /// With `runtime`, the release is for hosts in that range (``ManifestEntry/runtime``): it
     /// replaces only the package's release for an equal range, and the others stay listed.
+    /// `prefetch` lists URLs devices fetch into their overlay after activating the release
+    /// (``ManifestEntry/prefetch``).
     @discardableResult
     public func publish(source: String, name: String, version: String, routes: [String] = [],
                         rolloutPercent: Double? = nil, force: Bool = false, precompress: Bool = false,
                         spaFallback: String? = nil, immutable: [String] = [], headers: [PackageHeader] = [],
                         deltaFrom: Int = 3, critical: Bool = false, runtime: RuntimeRange? = nil,
-                        signer: ManifestSigner? = nil) throws -> ManifestEntry {
+                        prefetch: [String] = [], signer: ManifestSigner? = nil) throws -> ManifestEntry {
         try FileSystem.makeDirectories(outputDirectory)
         let lock = try lockOutput()
         defer { withExtendedLifetime(lock) {} }
@@ -59,6 +61,7 @@ public struct Publisher: Sendable {
         placeholder.spaFallback = spaFallback
         placeholder.immutable = immutable
         placeholder.headers = headers
+        placeholder.prefetch = prefetch
         try placeholder.validate(source: manifestPath)
         if let rolloutPercent, !(0...100).contains(rolloutPercent) {
             throw PkgError(.invalidArgument, "rollout percent must be 0 to 100 (got \(rolloutPercent))")
@@ -101,6 +104,7 @@ public struct Publisher: Sendable {
             entry.immutable = immutable
             entry.headers = headers
             entry.critical = critical
+            entry.prefetch = prefetch
             let compressedSizes = try ZipArchive(path: zipPath, label: "\(name) \(version)").compressedSizes()
             let (index, reference) = try publishFiles(files, compressedSizes: compressedSizes, name: name, version: version)
             entry.index = reference

@@ -7,8 +7,7 @@ final class PrefetchTask: ResourceTask, @unchecked Sendable {
     let index: Int
     /// Whether the plan made at start writes the answer through.
     let writesThrough: Bool
-    private let state = PosixMutex<(response: ResourceResponse?, bytes: Int64, error: PkgError?, ended: Bool)>(
-        (nil, 0, nil, false))
+    private let state = PosixMutex<(response: ResourceResponse?, bytes: Int64, error: PkgError?)>((nil, 0, nil))
     private let ended: @Sendable (PrefetchTask) -> Void
 
     init(_ request: ResourceRequest, index: Int, writesThrough: Bool, ended: @escaping @Sendable (PrefetchTask) -> Void) {
@@ -18,8 +17,8 @@ final class PrefetchTask: ResourceTask, @unchecked Sendable {
         self.ended = ended
     }
 
-    /// The response head, body bytes, failure and whether the task ended (read after it ended or was stopped).
-    var result: (response: ResourceResponse?, bytes: Int64, error: PkgError?, ended: Bool) {
+    /// The response head, the body's byte count and the failure (read once the task ended or was stopped).
+    var result: (response: ResourceResponse?, bytes: Int64, error: PkgError?) {
         state.withLock { $0 }
     }
 
@@ -32,15 +31,11 @@ final class PrefetchTask: ResourceTask, @unchecked Sendable {
     }
 
     func didFinish() {
-        state.withLock { $0.ended = true }
         ended(self)
     }
 
     func didFail(_ error: PkgError) {
-        state.withLock {
-            $0.error = error
-            $0.ended = true
-        }
+        state.withLock { $0.error = error }
         ended(self)
     }
 }

@@ -129,7 +129,7 @@ extension Resolver {
     /// The outcome of a task that ended, or nil for a successful answer, whose outcome
     /// depends on the overlay once its commit ran (``keptOutcome(_:)``).
     private static func fetchOutcome(_ task: PrefetchTask,
-                                     _ result: (response: ResourceResponse?, bytes: Int64, error: PkgError?, ended: Bool))
+                                     _ result: (response: ResourceResponse?, bytes: Int64, error: PkgError?))
         -> PrefetchOutcome? {
         if let error = result.error { return .failed(error) }
         guard let status = result.response?.status, (200..<300).contains(status) else {

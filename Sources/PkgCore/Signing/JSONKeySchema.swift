@@ -30,6 +30,7 @@ indirect enum JSONKeySchema: Sendable {
             "name": .value, "version": .value, "url": .value, "sha256": .value, "size": .value, "routes": .value,
             "rollout": rollout, "revoked": .value, "index": index, "spaFallback": .value, "deltas": .array(delta),
             "immutable": .value, "headers": .array(header), "critical": .value, "runtime": .value,
+            "prefetch": .value,
         ])
         return .object(["schemaVersion": .value, "packages": .array(entry), "sequence": .value, "expires": .value])
     }

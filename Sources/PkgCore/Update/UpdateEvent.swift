@@ -5,4 +5,7 @@ public enum UpdateEvent: Sendable {
     /// A cheaper way to install failed a check (a refused tree delta); the next way is used.
     case fellBack(name: String, version: String, reason: String)
     case finished(UpdateReport.PackageOutcome)
+    /// After the run, the release's ``ManifestEntry/prefetch`` list was fetched into the overlay
+    /// (``Updater/prefetch``): what happened to each URL. Failures here never fail the update.
+    case prefetched(name: String, version: String, results: [PrefetchResult])
 }

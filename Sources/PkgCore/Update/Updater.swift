@@ -60,6 +60,9 @@ public struct Updater: Sendable {
     /// does), and an active version that does not fit is left first, at once: for a fitting
     /// release, else a retained version that fits, else for nothing (it stops being served).
     public var runtime: RuntimeVersion?
+    /// How the ``ManifestEntry/prefetch`` list of each release a run activates is fetched into
+    /// the overlay once the store's lock is released; nil: such lists are ignored.
+    public var prefetch: UpdatePrefetch?
     /// The image variants this device's web engine decodes (`update --accept-images`): where a
     /// release has one for a PNG or JPEG, the variant is installed instead of the original
     /// (``ImageVariantSelection``), file by file from the release's index. Empty: every file.
@@ -75,7 +78,8 @@ public struct Updater: Sendable {
                 clock: @escaping @Sendable () -> Date = { Date() }, deviceID: String? = nil,
                 jitter: TimeInterval = 0, maxManifestSize: Int = Updater.defaultMaxManifestSize,
                 timeLimit: TimeInterval? = nil, reporting: OutcomeReporting? = nil,
-                activationWindows: [ActivationWindow] = [], runtime: RuntimeVersion? = nil) {
+                activationWindows: [ActivationWindow] = [], runtime: RuntimeVersion? = nil,
+                prefetch: UpdatePrefetch? = nil) {
         self.store = store
         self.manifestURL = manifestURL
         self.transfer = transfer
@@ -92,6 +96,7 @@ public struct Updater: Sendable {
         self.reporting = reporting
         self.activationWindows = activationWindows
         self.runtime = runtime
+        self.prefetch = prefetch
     }
 
     /// Runs the update under the store's lock (waiting for it, after calling
@@ -99,7 +104,7 @@ public struct Updater: Sendable {
     /// staging debris, and health-check trials, which are reverted. Throws when
     /// the manifest cannot be fetched, parsed or trusted (then no package is
     /// downloaded or changed), or the lock cannot be had; package failures are
-    /// in the report.
+    /// in the report. Then, unlocked, prefetches what the releases it activated list (``prefetch``).
     public func run(wait: Bool = true, onWait: (String) -> Void = { _ in },
                     progress: @escaping @Sendable (UpdateEvent) -> Void = { _ in }) throws -> UpdateReport {
         guard keep >= 1 else { throw PkgError(.invalidArgument, "keep must be at least 1 (got \(keep))") }
@@ -107,7 +112,9 @@ public struct Updater: Sendable {
             guard jitter.isFinite else { throw PkgError(.invalidArgument, "jitter must be a finite number of seconds") }
             RetryPolicy.sleep(seconds: Double.random(in: 0..<jitter))
         }
-        return try store.locked(wait: wait, onWait: onWait) { try runLocked(progress: progress) }
+        let report = try store.locked(wait: wait, onWait: onWait) { try runLocked(progress: progress) }
+        prefetchActivated(report, progress: progress)
+        return report
     }
 
     private func runLocked(progress: @escaping @Sendable (UpdateEvent) -> Void) throws -> UpdateReport {

@@ -30,6 +30,10 @@ struct UpdateSettings {
     var activateWindows: [ActivationWindow]
     /// The host app's version; nil: not stated.
     var runtime: RuntimeVersion?
+    /// Seconds a run's prefetch lists may take together; 0: they are ignored.
+    var prefetchTimeLimit: Double
+    /// The base URL prefetches go to instead of https://HOST; nil: https://HOST.
+    var prefetchUpstream: String?
 
     /// The host runtime `update.runtime` states; nil when none is set.
     static func runtime(_ layers: ConfigLayers) throws -> RuntimeVersion? {
@@ -53,6 +57,7 @@ struct UpdateSettings {
         static let deadline = "1h"
         static let threshold = 1
         static let attempts = 4
+        static let prefetchTimeLimit = UpdatePrefetch.defaultTimeLimit
     }
 
     /// Throws a ``ConfigError`` naming the setting, and where it came from, that is
@@ -102,6 +107,8 @@ struct UpdateSettings {
             return window
         }
         runtime = try Self.runtime(layers)
+        prefetchTimeLimit = try layers.number("update.prefetch-time-limit") ?? Defaults.prefetchTimeLimit
+        prefetchUpstream = try layers.string("update.prefetch-upstream")
 
         guard keep >= 1 else { throw layers.invalid("update.keep", "must be at least 1") }
         if let reportURL, !(reportURL.hasPrefix("http://") || reportURL.hasPrefix("https://")) || reportURL.contains("?") {
@@ -123,6 +130,12 @@ struct UpdateSettings {
         guard limits.maxCompressionRatio >= 1 else { throw layers.invalid("update.max-ratio", "must be at least 1") }
         guard healthTimeout > 0 else { throw layers.invalid("update.health-timeout", "must be positive") }
         guard (0...86_400).contains(jitter) else { throw layers.invalid("update.jitter", "must be 0 to 86400 seconds") }
+        guard (0...3600).contains(prefetchTimeLimit) else {
+            throw layers.invalid("update.prefetch-time-limit", "must be 0 (no prefetch) to 3600 seconds")
+        }
+        if let prefetchUpstream, !(prefetchUpstream.hasPrefix("http://") || prefetchUpstream.hasPrefix("https://")) {
+            throw layers.invalid("update.prefetch-upstream", "must be an http or https URL")
+        }
         if let deviceID, deviceID.isEmpty || deviceID.utf8.count > 256 {
             throw layers.invalid("update.device-id", "must be 1 to 256 bytes")
         }

@@ -1,0 +1,73 @@
+import ArgumentParser
+import PkgCore
+
+/// `pkgctl prefetch`: fetches URLs into the store's overlay ahead of use, for offline use.
+struct PrefetchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "prefetch",
+        abstract: "Fetch custom-scheme URLs from the origin into the overlay, so they are answered offline.",
+        discussion: """
+            Each URL goes through the resolver as a GET: one a package or the overlay already answers \
+            costs nothing; the others are fetched (from --upstream, else https://HOST) and written \
+            through under the resolver's rules, images included. One line per URL, then a summary; \
+            exit status 1 when any URL failed.
+            """)
+
+    @OptionGroup var store: StoreOptions
+
+    @OptionGroup var origin: OriginOptions
+
+    @Argument(help: ArgumentHelp("Request URLs, e.g. app://www.example.com/app/img/a.png", valueName: "url"))
+    var urls: [String] = []
+
+    @Option(name: .customLong("from"), help: ArgumentHelp(
+        "Also the URLs of this file: one a line; blank lines and lines starting with # are skipped.", valueName: "file"))
+    var listFile: String?
+
+    @Option(help: ArgumentHelp(
+        "URLs fetched at once, 1 to \(Resolver.maximumPrefetchConcurrency) (default: \(Resolver.defaultPrefetchConcurrency)).",
+        valueName: "n"))
+    var concurrency = Resolver.defaultPrefetchConcurrency
+
+    @Option(name: .customLong("time-limit"), help: ArgumentHelp(
+        "Seconds the whole prefetch may take; what is not done by then fails (default: no limit).", valueName: "seconds"))
+    var timeLimit: Double?
+
+    func validate() throws {
+        guard (1...Resolver.maximumPrefetchConcurrency).contains(concurrency) else {
+            throw ValidationError("--concurrency must be 1 to \(Resolver.maximumPrefetchConcurrency) (got \(concurrency))")
+        }
+        if let timeLimit, !(timeLimit > 0 && timeLimit.isFinite) {
+            throw ValidationError("--time-limit must be a positive number of seconds")
+        }
+        guard !urls.isEmpty || listFile != nil else { throw ValidationError("name at least one URL, or --from FILE") }
+    }
+
+    func run() async throws {
+        let store = try await self.store.packageStore()
+        let listed = try reportingErrors { try listFile.map(PrefetchList.read) ?? [] }
+        let resolver = try reportingErrors { try Resolver(store: store, configuration: origin.configuration) }
+        defer { resolver.shutdown() }
+        let bar = Output.stderrIsTerminal ? ProgressBar() : nil
+        let results = resolver.prefetch(urls + listed, concurrency: concurrency, timeLimit: timeLimit) { progress in
+            bar?.handle(progress)
+        }
+        bar?.clear()
+        for result in results {
+            let size = result.bytes > 0 && !result.outcome.isFailure ? " (\(result.bytes) bytes)" : ""
+            print("\(result.url.escapedForMessage)  \(result.outcome)\(size)")
+        }
+        print(Self.summary(results))
+        if results.contains(where: \.outcome.isFailure) { throw ExitCode(ExitStatus.failure) }
+    }
+
+    /// `prefetched 5 URLs: 2 fetched and kept (1234 bytes), 2 already there, 0 not kept, 1 failed`.
+    static func summary(_ results: [PrefetchResult]) -> String {
+        let kept = results.filter { $0.outcome == .kept }
+        let there = results.count { $0.outcome.costNothing }
+        let failed = results.count { $0.outcome.isFailure }
+        let notKept = results.count - kept.count - there - failed
+        return "prefetched \(results.count) URLs: \(kept.count) fetched and kept (\(kept.map(\.bytes).reduce(0, +)) bytes), "
+            + "\(there) already there, \(notKept) not kept, \(failed) failed"
+    }
+}
