@@ -11,15 +11,18 @@ typedef struct jpeg_failure {
     struct jpeg_error_mgr manager;
     jmp_buf jump;
     int too_many_scans;
+    char first_warning[JMSG_LENGTH_MAX];
 } jpeg_failure;
 
 static void exit_with_error(j_common_ptr common) {
     longjmp(((jpeg_failure *)common->err)->jump, 1);
 }
 
-/// Warnings are counted (num_warnings), not printed.
-static void ignore_message(j_common_ptr common) {
-    (void)common;
+/// Counts warnings (data libjpeg patched over) and keeps the first one's text; prints nothing.
+static void note_message(j_common_ptr common, int level) {
+    if (level >= 0) return;
+    jpeg_failure *failure = (jpeg_failure *)common->err;
+    if (failure->manager.num_warnings++ == 0) failure->manager.format_message(common, failure->first_warning);
 }
 
 /// Stops a progressive JPEG with an unreasonable number of scans (each costs a pass over the image).
@@ -59,29 +62,22 @@ static unsigned exif_orientation(const jpeg_saved_marker_ptr marker) {
     return 1;
 }
 
-/// The reason libjpeg gave for its last error or warning.
-static pkg_image_status fail_with_libjpeg(j_decompress_ptr decompress, pkg_image_status status, const char *prefix, char *message) {
-    char reason[JMSG_LENGTH_MAX];
-    decompress->err->format_message((j_common_ptr)decompress, reason);
-    return pkg_image_fail(message, status, "%s: %s", prefix, reason);
-}
-
 pkg_image_status pkg_jpeg_decode(const uint8_t *data, size_t size, uint64_t max_pixels, pkg_image *image, char *message) {
     struct jpeg_decompress_struct decompress;
     jpeg_failure failure;
     struct jpeg_progress_mgr progress = {.progress_monitor = limit_scans};
     pkg_image_status status = PKG_IMAGE_OK;
     image->pixels = NULL;
+    memset(&decompress, 0, sizeof decompress);  // jpeg_destroy_decompress after an early error sees no memory manager
     decompress.err = jpeg_std_error(&failure.manager);
     failure.manager.error_exit = exit_with_error;
-    failure.manager.output_message = ignore_message;
+    failure.manager.emit_message = note_message;
     failure.too_many_scans = 0;
+    failure.first_warning[0] = '\0';
     if (setjmp(failure.jump)) {
-        if (failure.too_many_scans) {
-            pkg_image_fail(message, PKG_IMAGE_CORRUPT, "not a readable JPEG: more than 1000 scans");
-        } else {
-            fail_with_libjpeg(&decompress, PKG_IMAGE_CORRUPT, "not a readable JPEG", message);
-        }
+        char reason[JMSG_LENGTH_MAX] = "more than 1000 scans";
+        if (!failure.too_many_scans) decompress.err->format_message((j_common_ptr)&decompress, reason);
+        pkg_image_fail(message, PKG_IMAGE_CORRUPT, "not a readable JPEG: %s", reason);
         jpeg_destroy_decompress(&decompress);
         pkg_image_free(image);
         return PKG_IMAGE_CORRUPT;
@@ -121,7 +117,7 @@ pkg_image_status pkg_jpeg_decode(const uint8_t *data, size_t size, uint64_t max_
     }
     jpeg_finish_decompress(&decompress);
     if (decompress.err->num_warnings > 0) {
-        status = fail_with_libjpeg(&decompress, PKG_IMAGE_UNSUPPORTED, "damaged JPEG data", message);
+        status = pkg_image_fail(message, PKG_IMAGE_UNSUPPORTED, "damaged JPEG data: %s", failure.first_warning);
         pkg_image_free(image);
     }
     jpeg_destroy_decompress(&decompress);
