@@ -36,12 +36,11 @@ import Testing
     @Test func prefetchedResourcesAreAnsweredFromTheOverlayOnceTheOriginIsGone() throws {
         let urls = ["app://www.example.com/app/a.js", "app://www.example.com/app/page.html",
                     "app://www.example.com/app/img/a.png", "app://www.example.com/app/style.css"]
-        let seen = Mutex<[PrefetchProgress]>([])
-        let results = resolver.prefetch(urls) { progress in seen.withLock { $0.append(progress) } }
+        var progress: [PrefetchProgress] = []  // called on this thread
+        let results = resolver.prefetch(urls) { progress.append($0) }
         #expect(results.map(\.url) == urls)
         #expect(results.map(\.outcome) == [.kept, .kept, .kept, .kept], "\(results.map(\.outcome))")
         #expect(results.map(\.bytes) == urls.map { Int64("origin \($0.dropFirst("app://www.example.com/".count))\n".utf8.count) })
-        let progress = seen.withLock { $0 }
         #expect(progress.map(\.done) == [1, 2, 3, 4])
         #expect(progress.allSatisfy { $0.total == 4 })
         #expect(progress.last?.bytes == results.map(\.bytes).reduce(0, +))
@@ -129,6 +128,35 @@ import Testing
         #expect(results.allSatisfy { $0.bytes > 0 })
         let credentials = resolver.prefetch(["app://www.example.com/app/b.js"], headers: [("Authorization", "Bearer x")])
         #expect(credentials.map(\.outcome) == [.notKept(.credentials)])
+    }
+
+    /// The list travels in a signed manifest (its key is in the strict schema) and the updater
+    /// prefetches it once the release is active.
+    @Test func aSignedReleasesListIsPrefetchedByTheUpdaterAfterActivation() throws {
+        let temp = try TemporaryDirectory()
+        let fixtures = SigningFixtures(in: temp.path)
+        try fixtures.makeKey("release")
+        try BundleFixtures.makeTree(at: temp.path("src"), files: 2, size: 100)
+        let urls = ["app://www.example.com/app/img/a.png", "app://www.example.com/app/a.js"]
+        try Publisher(outputDirectory: temp.path("out")).publish(source: temp.path("src"), name: "site", version: "1",
+                                                                 routes: ["www.example.com/app"], prefetch: urls,
+                                                                 signer: try fixtures.signer("release"))
+        let store = PackageStore(root: temp.path("store"))
+        let prefetched = PosixMutex<[(name: String, version: String, results: [PrefetchResult])]>([])
+        let updater = Updater(store: store, manifestURL: "file://" + temp.path("out") + "/manifest.json",
+                              trust: try fixtures.policy("release"),
+                              prefetch: UpdatePrefetch(resolver: ResolverConfiguration(upstream: origin.baseURL,
+                                                                                       caFile: origin.caFile)))
+        let report = try updater.run(progress: { event in
+            if case .prefetched(let name, let version, let results) = event {
+                prefetched.withLock { $0.append((name, version, results)) }
+            }
+        })
+        #expect(report.succeeded)
+        let only = try #require(prefetched.withLock { $0 }.first)
+        #expect(only.name == "site" && only.version == "1")
+        #expect(only.results.map(\.outcome) == [.kept, .kept])
+        #expect(FileManager.default.fileExists(atPath: store.layout.overlay + "/site@1/www.example.com/app/img/a.png"))
     }
 
     @Test func theTimeLimitStopsWhatIsStillRunningAndFailsTheRest() throws {
