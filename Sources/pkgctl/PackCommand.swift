@@ -1,5 +1,6 @@
 import ArgumentParser
 import PkgCore
+import PkgImageVariants
 
 struct PackCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -31,6 +32,11 @@ struct PackCommand: ParsableCommand {
 
     @Flag(help: "Also pack X.br and X.gz beside each text file X (html, js, css, json, svg, ...) where they save 10 %+.")
     var precompress = false
+
+    @Option(name: .customLong("image-variants"), help: ArgumentHelp(
+        "Also pack X.avif and/or X.webp beside each PNG and JPEG X where they save 10 %+ at SSIM 0.98+ "
+            + "(served to engines whose Accept names them).", valueName: "avif,webp"))
+    var imageVariants: String?
 
     @Option(name: .customLong("spa-fallback"), help: ArgumentHelp(
         "A file of the bundle served for navigations that match no file (a single-page app's index.html).",
@@ -72,10 +78,26 @@ struct PackCommand: ParsableCommand {
             throw ValidationError("--header '\(String(text.prefix(200)))' must be 'GLOB: Name: value'")
         }
         _ = try RuntimeRangeArgument.parse(runtime, package: name)
+        _ = try variantFormats()
+    }
+
+    /// The formats `--image-variants` names: `avif`, `webp` or both, comma-separated.
+    private func variantFormats() throws -> [ImageFormat] {
+        guard let imageVariants else { return [] }
+        let formats = imageVariants.split(separator: ",", omittingEmptySubsequences: false).map {
+            ImageFormat(rawValue: $0.filter { $0 != " " }.lowercased())
+        }
+        guard !formats.isEmpty, formats.allSatisfy({ $0 != nil }) else {
+            throw ValidationError("--image-variants '\(String(imageVariants.prefix(200)))' must list avif and/or webp, "
+                                  + "comma-separated")
+        }
+        return formats.compactMap { $0 }
     }
 
     func run() throws {
         let prefetchList = try reportingErrors { try prefetch.map(PrefetchList.read) ?? [] }
+        let formats = try variantFormats()
+        let variants = formats.isEmpty ? nil : ImageVariantWriter(formats: formats)
         let entry = try reportingErrors {
             try Publisher(outputDirectory: out).publish(source: source, name: name, version: version, routes: routes,
                                                         rolloutPercent: rollout, force: force, precompress: precompress,
@@ -83,12 +105,14 @@ struct PackCommand: ParsableCommand {
                                                         headers: header.compactMap(PackageHeader.init(argument:)),
                                                         deltaFrom: deltaFrom, critical: critical,
                                                         runtime: try RuntimeRangeArgument.parse(runtime, package: name),
-                                                        prefetch: prefetchList, signer: try signing.signer())
+                                                        prefetch: prefetchList, siblingWriters: variants.map { [$0] } ?? [],
+                                                        signer: try signing.signer())
         }
         print("\(out)/\(entry.url)  \(entry.size) bytes  sha256 \(entry.sha256)")
         for delta in entry.deltas { print("\(out)/\(delta.url)  \(delta.size) bytes  from \(delta.from)") }
         if precompress, let line = try reportingErrors({ try PrecompressionSummary(of: entry, in: out)?.line }) {
             print(line)
         }
+        if let variants { print(ImageVariantSummary(report: variants.report).line) }
     }
 }

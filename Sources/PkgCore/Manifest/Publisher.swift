@@ -41,12 +41,14 @@ public struct Publisher: Sendable {
     /// replaces only the package's release for an equal range, and the others stay listed.
     /// `prefetch` lists URLs devices fetch into their overlay after activating the release
     /// (``ManifestEntry/prefetch``).
+    /// `siblingWriters` add files beside the bundle's own (image variants), as `precompress` does.
     @discardableResult
     public func publish(source: String, name: String, version: String, routes: [String] = [],
                         rolloutPercent: Double? = nil, force: Bool = false, precompress: Bool = false,
                         spaFallback: String? = nil, immutable: [String] = [], headers: [PackageHeader] = [],
                         deltaFrom: Int = 3, critical: Bool = false, runtime: RuntimeRange? = nil,
-                        prefetch: [String] = [], signer: ManifestSigner? = nil) throws -> ManifestEntry {
+                        prefetch: [String] = [], siblingWriters: [any BundleSiblingWriter] = [],
+                        signer: ManifestSigner? = nil) throws -> ManifestEntry {
         try FileSystem.makeDirectories(outputDirectory)
         let lock = try lockOutput()
         defer { withExtendedLifetime(lock) {} }
@@ -120,10 +122,13 @@ public struct Publisher: Sendable {
             try replace(entry, in: &manifest, signer: signer)
             return entry
         }
-        guard precompress else { return try publish(files) }
-        // The encoded siblings live only until they are packed and published.
+        guard precompress || !siblingWriters.isEmpty else { return try publish(files) }
+        // The siblings live only until they are packed and published.
         return try StagingDirectory.run(in: outputDirectory, prefix: ".precompress") { staging in
-            try publish(files + Precompressor.encode(files, into: staging.path))
+            var all = files
+            if precompress { all += try Precompressor.encode(files, into: staging.path) }
+            for writer in siblingWriters { all += try writer.siblings(of: files, into: staging.path) }
+            return try publish(all)
         }
     }
 

@@ -165,6 +165,76 @@ struct BrowserTests {
         #expect(dom.contains("booted at /app/?tab=2"), "the page did not boot under /app/: \(dom)")
     }
 
+    /// `pack --image-variants avif,webp` on a photo-like PNG and a JPEG: `pkgctl serve` answers
+    /// Chromium's image requests with the AVIF under the original URLs, and the page draws each
+    /// one like the original (a copy without variants, drawn beside it on a canvas).
+    @Test func imagesServedAsTheirVariantsRenderLikeTheOriginals() throws {
+        let site = temp.path + "/gallery"
+        try FileManager.default.createDirectory(atPath: site + "/img", withIntermediateDirectories: true)
+        // Smooth, photo-like pictures: blurred fractal plasma.
+        for (name, arguments) in [("photo.png", ["-size", "320x240", "-seed", "7", "plasma:fractal", "-blur", "0x3", "-depth", "8"]),
+                                  ("shot.jpg", ["-size", "320x240", "-seed", "9", "plasma:fractal", "-blur", "0x3", "-quality", "92"])] {
+            _ = try runCommand("/usr/bin/convert", arguments + [site + "/img/" + name])
+            try FileManager.default.createDirectory(atPath: site + "/plain", withIntermediateDirectories: true)
+            // The same bytes under a name pack makes no variant of: what the original draws like.
+            try FileManager.default.copyItem(atPath: site + "/img/" + name, toPath: site + "/plain/" + name + ".orig")
+        }
+        try Data("""
+            <!doctype html><meta charset=utf-8><title>gallery</title><div id=out>not loaded</div>
+            <img src="img/photo.png"><img src="plain/photo.png.orig"><img src="img/shot.jpg"><img src="plain/shot.jpg.orig">
+            <script>
+            addEventListener('load', () => {
+              const images = [...document.images];
+              const pixels = image => {
+                const canvas = document.createElement('canvas');
+                canvas.width = image.naturalWidth; canvas.height = image.naturalHeight;
+                const context = canvas.getContext('2d');
+                context.drawImage(image, 0, 0);
+                return context.getImageData(0, 0, canvas.width, canvas.height).data;
+              };
+              const size = image => performance.getEntriesByName(image.src)[0].encodedBodySize;
+              const report = [];
+              for (let i = 0; i < images.length; i += 2) {
+                const variant = pixels(images[i]), original = pixels(images[i + 1]);
+                let difference = 0;
+                for (let j = 0; j < original.length; j++) difference += Math.abs(variant[j] - original[j]);
+                report.push(images[i].naturalWidth + 'x' + images[i].naturalHeight + ' diff=' +
+                            (difference / original.length).toFixed(2) + ' bytes=' + size(images[i]) + '/' + size(images[i + 1]));
+              }
+              document.getElementById('out').textContent = 'drawn ' + report.join(' ; ');
+            });
+            </script>
+            """.utf8).write(to: URL(fileURLWithPath: site + "/index.html"))
+        let origin = temp.path + "/gallery-origin", store = temp.path + "/gallery-store"
+        let packed = try PkgctlProcess.run(["pack", site, "--name", "gallery", "--version", "1.0.0", "--out", origin,
+                                            "--route", "www.example.com/app", "--image-variants", "avif,webp"])
+        #expect(packed.status == 0, "\(packed.stderr)")
+        #expect(packed.stdout.contains("image variants: avif 2 files"), "\(packed.stdout)")
+        let updated = try PkgctlProcess.run(["update", "--root", store, "--manifest", "file://" + origin + "/manifest.json"])
+        #expect(updated.status == 0, "\(updated.stderr)")
+        let (server, out, _) = try PkgctlProcess.start(["serve", "--root", store, "--port", "0", "--offline"])
+        defer { ProcessLaunch.stop(server) }
+        let banner = try PkgctlProcess.firstLine(of: out, timeout: 20)
+        let url = try #require(banner.split(separator: " ").first { $0.hasPrefix("http://") }).description
+
+        let dom = try dumpDOM(url)
+        let report = try #require(dom.split(separator: "\n").first { $0.contains("drawn ") }, "\(dom)")
+        let images = report.components(separatedBy: "drawn ").last!.components(separatedBy: "<")[0].components(separatedBy: " ; ")
+        #expect(images.count == 2, "\(report)")
+        for image in images {
+            let fields = image.split(separator: " ")
+            #expect(fields.first == "320x240", "\(image)")
+            let difference = try #require(Double(fields[1].dropFirst("diff=".count)))
+            #expect(difference < 4, "the variant drew unlike the original (mean difference per channel): \(image)")
+            let sizes = fields[2].dropFirst("bytes=".count).split(separator: "/").compactMap { Int($0) }
+            #expect(sizes.count == 2 && sizes[0] < sizes[1], "the variant is not what crossed: \(image)")
+        }
+        // What crossed was the AVIF, under the PNG's URL, with Vary: Accept.
+        let answer = try HTTPExchange.curl(url + "img/photo.png", ["-H", "Accept: " + chromiumImageAccept])
+        #expect(answer.header("Content-Type") == "image/avif")
+        #expect(answer.header("Vary") == "Accept")
+    }
+
     /// `pack --header` declares COOP and COEP for the app's files; `pkgctl serve` sends them
     /// on the package's answers only, and Chromium grants the page `crossOriginIsolated`
     /// (SharedArrayBuffer): without the headers it does not.
