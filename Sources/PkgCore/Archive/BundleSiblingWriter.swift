@@ -1,5 +1,5 @@
 /// Writes files a bundle gets at `pack` time beside its own, such as the image variants
-/// `X.png.webp` of `pkgctl pack --image-variants` (``Publisher/publish(source:name:version:routes:rolloutPercent:force:precompress:spaFallback:immutable:headers:deltaFrom:critical:runtime:siblingWriters:signer:)``).
+/// `X.png.webp` of `pkgctl pack --image-variants`, given to ``Publisher``'s `publish`.
 public protocol BundleSiblingWriter: Sendable {
     /// Writes the siblings of `files` into `staging` (a directory the caller owns and removes),
     /// under their bundle names; returns the files written.
