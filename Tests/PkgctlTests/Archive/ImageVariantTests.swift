@@ -177,6 +177,51 @@ import Testing
         #expect(report.written.map(\.file.name) == ["deep.png.webp"], "a 16-bit PNG is read as 8 bits")
     }
 
+    @Test func rotatedOrProfiledJPEGsAndAnimatedPNGsAreDeclined() throws {
+        let source = try TemporaryDirectory()
+        let staging = try TemporaryDirectory()
+        let jpeg = Array(try #require(FileManager.default.contents(atPath: try Self.image("photo.jpg", Self.photo, in: source).path)))
+        let png = Array(try #require(FileManager.default.contents(atPath: try Self.image("photo.png", Self.photo, in: source).path)))
+        // APP1 Exif, big-endian TIFF, one IFD entry: orientation (0x0112), SHORT, 1 value, 6 (turned right).
+        let exif: [UInt8] = Array("Exif\0\0MM\0*".utf8) + [0, 0, 0, 8, 0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0]
+        // APP2 ICC_PROFILE, part 1 of 1 (libjpeg reassembles it without judging the profile).
+        let icc: [UInt8] = Array("ICC_PROFILE\0".utf8) + [1, 1] + Array(repeating: 7, count: 128)
+        func segment(_ marker: UInt8, _ body: [UInt8]) -> [UInt8] {
+            [0xFF, marker, UInt8((body.count + 2) >> 8), UInt8((body.count + 2) & 0xFF)] + body
+        }
+        // acTL (1 frame, played once) right after IHDR, as an APNG has it.
+        let actl = Array("acTL".utf8) + [0, 0, 0, 1, 0, 0, 0, 0]
+        let ihdrEnd = 8 + 25
+        let animated = Array(png[..<ihdrEnd]) + [0, 0, 0, 8] + actl + bigEndian(crc32(actl)) + Array(png[ihdrEnd...])
+        var files: [BundleFile] = []
+        for (name, bytes) in [("rotated.jpg", Array(jpeg[..<2]) + segment(0xE1, exif) + Array(jpeg[2...])),
+                              ("profiled.jpg", Array(jpeg[..<2]) + segment(0xE2, icc) + Array(jpeg[2...])),
+                              ("animated.png", animated)] {
+            files.append(BundleFile(name: name, path: try source.write(bytes, to: name)))
+        }
+        let report = try ImageVariantEncoder.encode(files, into: staging.path, formats: [.avif])
+
+        #expect(report.written.isEmpty)
+        #expect(report.declined == [
+            ImageVariantDecline(name: "rotated.jpg.avif", reason: "its EXIF orientation is 6, not 1"),
+            ImageVariantDecline(name: "profiled.jpg.avif", reason: "it embeds an ICC colour profile"),
+            ImageVariantDecline(name: "animated.png.avif", reason: "an animated PNG"),
+        ])
+    }
+
+    @Test func aPictureAboveThePixelLimitIsRefusedBeforeItsPixelsAreAllocated() throws {
+        let source = try TemporaryDirectory()
+        for name in ["photo.png", "photo.jpg"] {
+            let bytes = try #require(FileManager.default.contents(atPath: try Self.image(name, Self.photo, in: source).path))
+            let failure = try #require(throws: ImageCodecFailure.self) {
+                try DecodedImage.decode(Array(bytes), with: name.hasSuffix(".png") ? pkg_png_decode : pkg_jpeg_decode,
+                                        maximumPixels: 640 * 480 - 1)
+            }
+            #expect(failure.status == PKG_IMAGE_TOO_LARGE)
+            #expect(failure.reason == "640x480 is above the limit of 307199 pixels")
+        }
+    }
+
     @Test(.enabled(if: checker, "needs scikit-image and Pillow (scripts/setup --test)"))
     func ssimAgreesWithScikitImage() throws {
         let directory = try TemporaryDirectory()
@@ -206,4 +251,19 @@ import Testing
             print("SSIM photo.png / \(name): \(ours), scikit-image \(reference)")
         }
     }
+}
+
+/// `value` as 4 bytes, most significant first.
+private func bigEndian(_ value: UInt32) -> [UInt8] {
+    [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
+}
+
+/// The CRC-32 a PNG chunk ends with (ISO 3309, over its type and data).
+private func crc32(_ bytes: [UInt8]) -> UInt32 {
+    var crc: UInt32 = 0xFFFF_FFFF
+    for byte in bytes {
+        crc ^= UInt32(byte)
+        for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+    }
+    return ~crc
 }
