@@ -126,6 +126,11 @@ struct UpdateCommand: AsyncParsableCommand {
         valueName: "url"))
     var prefetchUpstream: String?
 
+    @Option(name: .customLong("accept-images"), help: ArgumentHelp(
+        "Image variants this device's web engine decodes (avif, webp, comma-separated): where a release has one "
+            + "for a PNG or JPEG, only the variant is downloaded and installed.", valueName: "avif,webp"))
+    var acceptImages: String?
+
     @Flag(name: .customLong("print-device-id"), help: ArgumentHelp(
         "Print this device's id (the one staged rollouts and `pkgctl rollout --devices` use) and exit."))
     var printDeviceID = false
@@ -161,6 +166,7 @@ struct UpdateCommand: AsyncParsableCommand {
         flags.set("update.runtime", runtime)
         flags.set("update.prefetch-time-limit", prefetchTimeLimit)
         flags.set("update.prefetch-upstream", prefetchUpstream)
+        flags.set("update.accept-images", acceptImages)
         return flags
     }
 
@@ -186,7 +192,7 @@ struct UpdateCommand: AsyncParsableCommand {
                                     timestampKeys: try settings.timestampKeys.map(TrustedKey.init(file:)))
             return (try store.packageStore(layers), settings, trust)
         }
-        let updater = Updater(
+        var updater = Updater(
             store: packageStore, manifestURL: settings.manifest,
             transfer: TransferOptions(caFile: settings.caFile, connectTimeout: settings.connectTimeout,
                                       stallTimeout: settings.stallTimeout, minimumRate: settings.minRate,
@@ -206,6 +212,7 @@ struct UpdateCommand: AsyncParsableCommand {
                 ? UpdatePrefetch(resolver: ResolverConfiguration(upstream: settings.prefetchUpstream, caFile: settings.caFile),
                                  timeLimit: settings.prefetchTimeLimit)
                 : nil)
+        updater.acceptImages = settings.acceptImages
         let quiet = settings.quiet
         let bar = (quiet || json || !Output.stderrIsTerminal) ? nil : ProgressBar()
         let report = try reportingErrors(json: json) {

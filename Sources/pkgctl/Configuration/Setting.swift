@@ -69,6 +69,7 @@ struct Setting: Sendable {
         Setting(key: "update.prefetch-time-limit", kind: .number,
                 defaultText: DecimalText.tenths(UpdateSettings.Defaults.prefetchTimeLimit, droppingZeroTenth: true)),
         Setting(key: "update.prefetch-upstream", kind: .string, defaultText: "https://HOST"),
+        Setting(key: "update.accept-images", kind: .string, defaultText: "none (every file as published)"),
         Setting(key: "serve.bind", kind: .string, defaultText: ServeSettings.Defaults.bind),
         Setting(key: "serve.port", kind: .integer, defaultText: "\(ServeSettings.Defaults.port)"),
         Setting(key: "serve.default-host", kind: .string, defaultText: "the only package's first route"),

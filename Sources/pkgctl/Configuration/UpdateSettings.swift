@@ -34,6 +34,20 @@ struct UpdateSettings {
     var prefetchTimeLimit: Double
     /// The base URL prefetches go to instead of https://HOST; nil: https://HOST.
     var prefetchUpstream: String?
+    /// The image variants the device's engine decodes (`update.accept-images`); empty: every file.
+    var acceptImages: Set<ImageVariant>
+
+    /// The variants `update.accept-images` names: `avif`, `webp` or both, comma-separated.
+    static func acceptImages(_ layers: ConfigLayers) throws -> Set<ImageVariant> {
+        guard let text = try layers.string("update.accept-images") else { return [] }
+        let variants = text.split(separator: ",", omittingEmptySubsequences: false).map {
+            ImageVariant(rawValue: $0.filter { $0 != " " }.lowercased())
+        }
+        guard !variants.isEmpty, variants.allSatisfy({ $0 != nil }) else {
+            throw layers.invalid("update.accept-images", "must list avif and/or webp, comma-separated")
+        }
+        return Set(variants.compactMap { $0 })
+    }
 
     /// The host runtime `update.runtime` states; nil when none is set.
     static func runtime(_ layers: ConfigLayers) throws -> RuntimeVersion? {
@@ -109,6 +123,7 @@ struct UpdateSettings {
         runtime = try Self.runtime(layers)
         prefetchTimeLimit = try layers.number("update.prefetch-time-limit") ?? Defaults.prefetchTimeLimit
         prefetchUpstream = try layers.string("update.prefetch-upstream")
+        acceptImages = try Self.acceptImages(layers)
 
         guard keep >= 1 else { throw layers.invalid("update.keep", "must be at least 1") }
         if let reportURL, !(reportURL.hasPrefix("http://") || reportURL.hasPrefix("https://")) || reportURL.contains("?") {
