@@ -26,6 +26,8 @@ public struct Release: Codable, Sendable, Hashable {
     public var critical: Bool?
     /// The host runtimes the version fits (``ManifestEntry/runtime``).
     public var runtime: String?
+    /// The URLs devices given the version prefetch (``ManifestEntry/prefetch``).
+    public var prefetch: [String]?
 
     /// The release of a manifest entry.
     public init(_ entry: ManifestEntry) {
@@ -41,6 +43,7 @@ public struct Release: Codable, Sendable, Hashable {
         headers = entry.headers.isEmpty ? nil : entry.headers
         critical = entry.critical ? true : nil
         runtime = entry.runtime
+        prefetch = entry.prefetch.isEmpty ? nil : entry.prefetch
     }
 
     /// This release as a manifest entry of package `name` (no rollout, nothing revoked).
@@ -53,6 +56,7 @@ public struct Release: Codable, Sendable, Hashable {
         entry.headers = headers ?? []
         entry.critical = critical ?? false
         entry.runtime = runtime
+        entry.prefetch = prefetch ?? []
         return entry
     }
 }

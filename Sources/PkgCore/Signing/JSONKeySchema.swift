@@ -23,7 +23,7 @@ indirect enum JSONKeySchema: Sendable {
         let release = JSONKeySchema.object([
             "version": .value, "url": .value, "sha256": .value, "size": .value, "routes": .value, "spaFallback": .value,
             "index": index, "deltas": .array(delta), "immutable": .value, "headers": .array(header), "critical": .value,
-            "runtime": .value,
+            "runtime": .value, "prefetch": .value,
         ])
         let rollout = JSONKeySchema.object(["percent": .value, "salt": .value, "previous": release, "devices": .value])
         let entry = JSONKeySchema.object([

@@ -97,6 +97,13 @@ import Testing
             #expect(refused.stderr == "pkgctl: \(bad) line 3: \(expected)\n")
         }
         #expect(try #require(try PublishedManifest.read(out + "/manifest.json")).manifest.packages.map(\.version) == ["1"])
+        // Devices left outside a rollout of the next version still get version 1's list.
+        let rolled = try PkgctlProcess.run(["pack", temp.path("src"), "--name", "site", "--version", "2", "--out", out,
+                                            "--route", "www.example.com/app", "--rollout", "50"])
+        #expect(rolled.status == 0, "\(rolled.stderr)")
+        let next = try #require(try PublishedManifest.read(out + "/manifest.json")?.manifest.packages.first)
+        #expect(next.prefetch == [])
+        #expect(next.rollout?.previous?.entry(name: "site").prefetch == urls)
 
         // A manifest whose list a device must refuse: the entry is checked like every other field.
         var entry = manifest.packages[0]
