@@ -25,7 +25,7 @@ struct PrefetchCommand: AsyncParsableCommand {
     var listFile: String?
 
     @Option(help: ArgumentHelp(
-        "URLs fetched at once, 1 to \(Resolver.maximumPrefetchConcurrency) (default: \(Resolver.defaultPrefetchConcurrency)).",
+        "URLs fetched at once, 1 to \(Resolver.maximumPrefetchConcurrency).",
         valueName: "n"))
     var concurrency = Resolver.defaultPrefetchConcurrency
 
