@@ -59,11 +59,11 @@ extension Resolver {
             while running.count < width, next < urls.count {
                 let index = next
                 next += 1
-                let request = Self.prefetchRequest(urls[index], headers: headers)
                 if let refusal = PrefetchList.refusal(of: urls[index]) {
                     decided(index, .failed(PkgError(.invalidArgument, "URL '\(urls[index].escapedForMessage)' \(refusal)")))
                     continue
                 }
+                let request = Self.prefetchRequest(urls[index], headers: headers)
                 let plan: ResolutionPlan
                 do {
                     plan = try self.plan(for: request)
