@@ -172,4 +172,49 @@ enum HybridAppPages {
           }
         }
         """
+
+    /// A page that draws each image of `paths` and the copy of it named `PATH.orig` on canvases
+    /// and writes, once loaded, `drawn WxH diff=MEAN ; …`: the size the engine decoded and the
+    /// mean difference per channel against the copy.
+    static func imagesComparedWithOriginals(_ paths: [String]) -> String {
+        let images = paths.map { "<img src=\"\($0)\"><img src=\"\($0).orig\">" }.joined()
+        return """
+            <!doctype html><meta charset=utf-8><title>gallery</title><div id=out>not loaded</div>\(images)
+            <script>
+            addEventListener('load', () => {
+              const pixels = image => {
+                const canvas = document.createElement('canvas');
+                canvas.width = image.naturalWidth; canvas.height = image.naturalHeight;
+                const context = canvas.getContext('2d');
+                context.drawImage(image, 0, 0);
+                return context.getImageData(0, 0, canvas.width, canvas.height).data;
+              };
+              const images = [...document.images], report = [];
+              for (let i = 0; i < images.length; i += 2) {
+                const variant = pixels(images[i]), original = pixels(images[i + 1]);
+                let difference = 0;
+                for (let j = 0; j < original.length; j++) difference += Math.abs(variant[j] - original[j]);
+                report.push(images[i].naturalWidth + 'x' + images[i].naturalHeight + ' diff='
+                            + (difference / Math.max(original.length, 1)).toFixed(2));
+              }
+              document.getElementById('out').textContent = 'drawn ' + report.join(' ; ');
+              document.body.dataset.done = '1';
+            });
+            </script>
+            """
+    }
+
+    /// A kiosk page whose script and image only the origin has: `script:yes|no image:WxH|no` once loaded.
+    static let kiosk = """
+        <!doctype html><meta charset=utf-8><title>kiosk</title><p id=out>loading</p>
+        <img id=banner src="img/banner.png"><script src="js/origin.js"></script>
+        <script>
+        addEventListener('load', () => {
+          const banner = document.getElementById('banner');
+          document.getElementById('out').textContent = 'script:' + (window.originRan ? 'yes' : 'no') + ' image:'
+            + (banner.naturalWidth ? banner.naturalWidth + 'x' + banner.naturalHeight : 'no');
+          document.body.dataset.done = '1';
+        });
+        </script>
+        """
 }

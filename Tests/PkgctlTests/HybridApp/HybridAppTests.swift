@@ -79,6 +79,72 @@ struct HybridAppTests {
         #expect(run.log.contains { $0.contains(app.served(200, "script", from: .package)) }, "\(run.log)")
     }
 
+    /// A device whose engine decodes WebP (`update --accept-images webp`) holds only the WebP of a
+    /// photo-like PNG and JPEG; WebKitGTK, asking for `img/photo.png`, gets the WebP under that
+    /// URL and draws it like the original (a copy the pack made no variant of, compared on a canvas).
+    @Test(arguments: HybridApp.available) func anImageInstalledAsItsWebPRendersLikeTheOriginal(app: HybridApp) throws {
+        let directory = try TemporaryDirectory()
+        let site = directory.path + "/site"
+        try FileManager.default.createDirectory(atPath: site + "/img", withIntermediateDirectories: true)
+        for (name, seed) in [("photo.png", "7"), ("shot.jpg", "9")] {
+            _ = try runCommand("/usr/bin/convert", ["-size", "320x240", "-seed", seed, "plasma:fractal", "-blur", "0x3",
+                                                    "-depth", "8", "-quality", "95", site + "/img/" + name])
+            try FileManager.default.copyItem(atPath: site + "/img/" + name, toPath: site + "/img/" + name + ".orig")
+        }
+        try Data(HybridAppPages.imagesComparedWithOriginals(["img/photo.png", "img/shot.jpg"]).utf8)
+            .write(to: URL(fileURLWithPath: site + "/index.html"))
+        let packed = try PkgctlProcess.run(["pack", site, "--name", "gallery", "--version", "1", "--out", directory.path + "/origin",
+                                            "--route", "www.example.com/app", "--image-variants", "webp"])
+        #expect(packed.status == 0, "\(packed.stderr)")
+        let root = directory.path + "/store"
+        var updater = Updater(store: PackageStore(root: root), manifestURL: "file://\(directory.path)/origin/manifest.json")
+        updater.acceptImages = [.webp]
+        #expect(try updater.run().succeeded)
+        let installed = try FileManager.default.subpathsOfDirectory(atPath: root + "/packages/gallery/1/img").sorted()
+        #expect(installed == ["photo.png.orig", "photo.png.webp", "shot.jpg.orig", "shot.jpg.webp"], "\(packed.stdout)")
+
+        let run = try HybridAppProcess.run(app, ["--root", root, "--offline", "--dump-dom", "--wait-for", HybridAppPages.waitForDone,
+                                                 "--timeout", "90", "app://www.example.com/app/"])
+        #expect(run.status == 0, "\(run.log)")
+        let report = try #require(run.stdout.components(separatedBy: "id=\"out\">drawn ").dropFirst().first?
+            .components(separatedBy: "<").first, "\(run.stdout)")
+        let images = report.components(separatedBy: " ; ")
+        #expect(images.count == 2, "\(run.stdout)")
+        for image in images {
+            let fields = image.split(separator: " ")
+            #expect(fields.first == "320x240", "the WebP did not decode: \(image)")
+            let difference = try #require(fields.dropFirst().first.flatMap { Double($0.dropFirst("diff=".count)) }, "\(image)")
+            #expect(difference < 4, "the WebP drew unlike the original (mean difference per channel): \(image)")
+        }
+        #expect(run.log.contains { $0.contains("/app/img/photo.png" + app.served(200, "image", from: .package)) }, "\(run.log)")
+    }
+
+    /// `pkgctl prefetch` before going offline: a page whose script and image only the origin has
+    /// renders whole in WebKitGTK with the origin stopped after a prefetch, and not without one.
+    @Test(arguments: HybridApp.available) func aPagePrefetchedBeforeTheOriginStopsRendersWholeOffline(app: HybridApp) throws {
+        try sandbox.install("app", "1.0.0", routes: ["www.example.com/app"], files: [
+            "kiosk.html": Array(HybridAppPages.kiosk.utf8),
+        ])
+        _ = try originRoot.write(Array("window.originRan = true;\n".utf8), to: "app/js/origin.js")
+        try FileManager.default.createDirectory(atPath: originRoot.path + "/app/img", withIntermediateDirectories: true)
+        _ = try runCommand("/usr/bin/convert", ["-size", "64x48", "xc:#3366cc", originRoot.path + "/app/img/banner.png"])
+        let offlineArguments = ["--root", sandbox.root, "--dump-dom", "--wait-for", HybridAppPages.waitForDone,
+                                "--timeout", "90", "--upstream", "https://127.0.0.1:9", "app://www.example.com/app/kiosk.html"]
+        let cold = try HybridAppProcess.run(app, offlineArguments)
+        #expect(cold.stdout.contains("script:no image:no"), "without a prefetch nothing of the origin's renders: \(cold.stdout)")
+
+        let origin = try ResolverOrigin(root: originRoot.path)
+        let prefetched = try PkgctlProcess.run(["prefetch", "--root", sandbox.root, "--upstream", origin.baseURL,
+                                                "--ca-file", origin.caFile, "app://www.example.com/app/js/origin.js",
+                                                "app://www.example.com/app/img/banner.png"])
+        #expect(prefetched.status == 0, "\(prefetched.stdout) \(prefetched.stderr)")
+        origin.stop()
+        let warm = try HybridAppProcess.run(app, offlineArguments)
+        #expect(warm.status == 0, "\(warm.log)")
+        #expect(warm.stdout.contains("script:yes image:64x48"), "\(warm.stdout)")
+        #expect(warm.log.contains { $0.contains("/app/img/banner.png" + app.served(200, "image", from: .overlay)) }, "\(warm.log)")
+    }
+
     /// Headers a package declares reach the page through the custom scheme (a fetch of
     /// the page's own URL reads them back), but WebKitGTK 2.50 does not make an `app://`
     /// page `crossOriginIsolated` for them, though it is a secure context; the README says so.
