@@ -97,7 +97,8 @@ import Testing
         #expect(results.allSatisfy { $0.outcome == .kept }, "\(results.map(\.outcome))")
         #expect(peak.load(ordering: .relaxed) == 3)
         #expect(elapsed > 2, "nine one-second fetches three at a time take three rounds, not one")
-        #expect(urls.indices.allSatisfy { origin.requests(to: "/slow/f\($0).js") == 1 })
+        // nginx logs a request once it has sent the answer: the last line may come a moment later.
+        #expect(eventually { urls.indices.allSatisfy { origin.requests(to: "/slow/f\($0).js") == 1 } })
     }
 
     @Test func aFailedURLIsReportedAndTheOthersStillComplete() throws {
@@ -116,7 +117,7 @@ import Testing
             #expect(error.code == .invalidArgument)
             #expect(error.message.hasPrefix("URL '\(refused.url)' "), "\(error.message)")
         }
-        #expect(origin.requests(to: "/app/a.js") == 1)
+        #expect(eventually { origin.requests(to: "/app/a.js") == 1 })
     }
 
     @Test func whatIsFetchedButNotKeptSaysWhy() throws {
