@@ -1,8 +1,6 @@
-/// A format `pack --image-variants` can write beside a PNG or JPEG.
-public enum ImageFormat: String, Sendable, Hashable, CaseIterable {
-    case avif
-    case webp
+import PkgCore
 
-    /// What the sibling's name adds to the original's: `logo.png` → `logo.png.avif`.
-    public var fileSuffix: String { "." + rawValue }
-}
+/// A format `pack --image-variants` can write beside a PNG or JPEG: the resolver's own
+/// ``ImageVariant`` (its ``ImageVariant/fileSuffix`` is what the sibling's name adds:
+/// `logo.png` → `logo.png.avif`), so packer and resolver agree on the names.
+public typealias ImageFormat = ImageVariant
