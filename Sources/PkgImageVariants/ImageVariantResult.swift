@@ -6,6 +6,7 @@ public struct ImageVariantResult: Sendable, Hashable {
     public var file: BundleFile
     /// The original's name in the bundle.
     public var original: String
+    /// The sibling's format.
     public var format: ImageFormat
     /// Bytes of the original file.
     public var originalSize: Int

@@ -40,7 +40,7 @@ struct VariantCandidate {
             let bytes = try encoded(lossless: false, quality: quality)
             guard saves(bytes) else {
                 return .decline("saves under 10 % (\(originalSize) → \(bytes.count) bytes, \(setting(quality)))"
-                    + (best.map { "; SSIM \(rounded($0.ssim)) at \(setting($0.quality))" } ?? ""))
+                    + (best.map { "; SSIM \(fourDecimals($0.ssim)) at \(setting($0.quality))" } ?? ""))
             }
             guard let ssim = try decoded(bytes).ssim(against: original) else {
                 return .decline("SSIM cannot be measured (under 11 pixels a side)")
@@ -48,8 +48,8 @@ struct VariantCandidate {
             if ssim >= ImageVariantEncoder.minimumSSIM { return .keep(bytes: bytes, ssim: ssim, quality: quality) }
             if ssim > best?.ssim ?? -1 { best = (ssim, quality) }
         }
-        let worst = best.map { "; best \(rounded($0.ssim)) at \(setting($0.quality))" } ?? ""
-        return .decline("SSIM under \(ImageVariantEncoder.minimumSSIM) at every step" + worst)
+        let closest = best.map { "; best \(fourDecimals($0.ssim)) at \(setting($0.quality))" } ?? ""
+        return .decline("SSIM under \(ImageVariantEncoder.minimumSSIM) at every step" + closest)
     }
 
     /// The encoding; an ImageCodecFailure when the format cannot hold the image, a PkgError when it fails.
@@ -64,21 +64,26 @@ struct VariantCandidate {
     /// `bytes` decoded again, as a client would.
     private func decoded(_ bytes: [UInt8]) throws -> DecodedImage {
         do {
-            return try DecodedImage.decode(bytes, with: format == .webp ? pkg_webp_decode : pkg_avif_decode, maximumPixels: ImageVariantEncoder.maximumPixels)
+            return try DecodedImage.decode(bytes, with: format == .webp ? pkg_webp_decode : pkg_avif_decode,
+                                           maximumPixels: ImageVariantEncoder.maximumPixels)
         } catch let failure as ImageCodecFailure {
-            throw PkgError(.fileSystem, "image variants: \(file.path.escapedForMessage): its \(format.rawValue) does not decode: \(failure.reason)")
+            throw PkgError(.fileSystem,
+                           "image variants: \(file.path.escapedForMessage): its \(format.rawValue) does not decode: \(failure.reason)")
         }
     }
 
+    /// Whether `bytes` are at most nine tenths of the original.
     private func saves(_ bytes: [UInt8]) -> Bool {
         bytes.count * 10 <= originalSize * 9
     }
 
+    /// `quality 80` or `quantizer 24`.
     private func setting(_ quality: Int) -> String {
         (format == .webp ? "quality " : "quantizer ") + String(quality)
     }
 
-    private func rounded(_ ssim: Double) -> String {
+    /// `ssim` to four decimals, cut rather than rounded (0.97996 is not shown as the bound).
+    private func fourDecimals(_ ssim: Double) -> String {
         String((ssim * 10000).rounded(.down) / 10000)
     }
 }
