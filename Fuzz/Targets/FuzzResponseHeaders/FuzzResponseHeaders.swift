@@ -7,7 +7,11 @@ import PkgCore
 /// downloader reads: validators, Retry-After, Content-Range. A status line starts a new
 /// head; a blank line completes a non-1xx head, after which only a status line changes
 /// anything (trailers are ignored); field names hold no colon and values no surrounding
-/// space or line end; a Retry-After wait is never negative or NaN.
+/// space or line end; a Retry-After wait is never negative or NaN. The head's `Vary` is read
+/// as the overlay reads it (`VaryHeader`): a list of at most 8 distinct, sorted, lower-case
+/// tokens that a shared fetch forwards, or "any" when it has `*`; its selecting values are one
+/// line per name. Every field value, taken as an `Accept`, chooses an image variant only when
+/// it names that variant's type.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzResponseHeaders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let lines = FuzzInput(data, size).lines
@@ -31,6 +35,30 @@ public func fuzzResponseHeaders(_ data: UnsafePointer<UInt8>?, _ size: Int) -> C
         fuzzCheck(!field.value.hasPrefix(" ") && !field.value.hasSuffix(" ") && !field.value.contains("\n"),
                   "field value \(field.value.debugDescription)")
         fuzzCheck(head[field.name] != nil, "\(field.name.debugDescription) is not found by name")
+    }
+    switch VaryHeader(head.fields) {
+    case .none, .any: break
+    case .fields(let names):
+        fuzzCheck(!names.isEmpty && names.count <= VaryHeader.maximumFields && names == Array(Set(names)).sorted(),
+                  "Vary names \(names)")
+        for name in names {
+            fuzzCheck(name == name.lowercased() && !name.isEmpty && name != "*" && !name.contains(",")
+                      && name != "accept-encoding", "Vary name \(name.debugDescription)")
+        }
+        let values = VaryHeader.selectingValues(of: names, in: head.fields)
+        fuzzCheck(values.split(separator: "\n", omittingEmptySubsequences: false).count == names.count + 1,
+                  "selecting values \(values.debugDescription) for \(names)")
+    }
+    if head.fields.contains(where: { field in
+        field.name.lowercased() == "vary"
+            && field.value.split(separator: ",").contains { $0.filter { $0 != " " && $0 != "\t" } == "*" }
+    }) {
+        fuzzCheck(VaryHeader(head.fields) == .any, "a Vary with * is not any")
+    }
+    for field in head.fields {
+        if let variant = ImageVariant.preferred(for: field.value, among: Set(ImageVariant.allCases)) {
+            fuzzCheck(field.value.lowercased().contains(variant.mediaType), "\(field.value.debugDescription) chose \(variant)")
+        }
     }
     if let wait = head.retryAfter(now: Date(timeIntervalSince1970: 1_800_000_000)) {
         fuzzCheck(wait >= 0 && !wait.isNaN, "Retry-After \(head["retry-after"]?.debugDescription ?? "") waits \(wait)")

@@ -4,7 +4,7 @@
 /// `Accept-Encoding` (and the validators) are left out of the list: a shared fetch does not
 /// forward them (``UpstreamPlan/droppedFromSharedFetches``), so the origin answers every such
 /// request with the same identity-coded bytes, which serve any client.
-enum VaryHeader: Equatable {
+package enum VaryHeader: Equatable {
     /// No `Vary`, or only `Accept-Encoding`: one representation for every request.
     case none
     /// `Vary: *`, or a list past ``maximumFields`` or with a malformed name: the answer is
@@ -14,10 +14,10 @@ enum VaryHeader: Equatable {
     case fields([String])
 
     /// Most header names a stored representation may be keyed by.
-    static let maximumFields = 8
+    package static let maximumFields = 8
 
     /// Reads every `Vary` field of `headers` (several fields are one list).
-    init(_ headers: [(name: String, value: String)]) {
+    package init(_ headers: [(name: String, value: String)]) {
         var names = Set<String>()
         for field in headers where asciiCaseInsensitiveEqual(field.name, "Vary") {
             for item in field.value.split(separator: ",") {
@@ -42,7 +42,7 @@ enum VaryHeader: Equatable {
     /// The selecting values of `fields` in `headers` (RFC 9111 §4.1): for each name, its
     /// field lines joined by commas, each item trimmed. (`fields` never holds a header a
     /// shared fetch drops.) Lines `name:value`, in `fields`' order.
-    static func selectingValues(of fields: [String], in headers: [(name: String, value: String)]) -> String {
+    package static func selectingValues(of fields: [String], in headers: [(name: String, value: String)]) -> String {
         var text = ""
         for name in fields {
             text += name + ":"

@@ -99,6 +99,15 @@ final class ResolverOrigin: @unchecked Sendable {
         accessLog().map { $0.split(separator: " ") }.filter { $0.count > 3 && $0[1] == uri }.compactMap { Int($0[3]) }
     }
 
+    /// ``requests(to:)`` once every request answered so far is logged: nginx writes a line just
+    /// after it answers, so this sends a marker request and waits (5 s at most) for its line.
+    func settledRequests(to uri: String) -> Int {
+        let marker = "/.pkgctl-settle-" + UUID().uuidString
+        _ = try? runCommand("/usr/bin/curl", ["-s", "-k", "-o", "/dev/null", baseURL + marker])
+        _ = eventually(seconds: 5) { requests(to: marker) == 1 }
+        return requests(to: uri)
+    }
+
     func requests(to uri: String) -> Int {
         accessLog().filter { $0.split(separator: " ").dropFirst().first.map(String.init) == uri }.count
     }

@@ -62,7 +62,7 @@ import Testing
             #expect(png.body == Self.png, "\(url): the WebP written through for another Accept was served")
             #expect(png.response?.header("Content-Type") == "image/png")
             #expect(idle())
-            #expect(origin.requests(to: path) == 2)
+            #expect(origin.settledRequests(to: path) == 2)
             // Both are now in the overlay, each for its own Accept, with its own type, ETag and Vary.
             let webpAgain = run(url, accept: Self.webpAccept)
             let pngAgain = run(url, accept: Self.pngOnlyAccept)
@@ -73,7 +73,7 @@ import Testing
             #expect(pngAgain.response?.header("Vary") == "accept")
             let etags = [webpAgain, pngAgain].compactMap { $0.response?.header("ETag") }
             #expect(etags.count == 2 && etags[0] != etags[1])
-            #expect(origin.requests(to: path) == 2, "\(origin.accessLog())")
+            #expect(origin.settledRequests(to: path) == 2, "\(origin.accessLog())")
             #expect(try resolver.plan(for: ResourceRequest(url: url, headers: [("Accept", Self.webpAccept)])).fromOverlay)
             // A third Accept is a miss of its own.
             #expect(try !resolver.plan(for: ResourceRequest(url: url, headers: [("Accept", "image/avif")])).fromOverlay)
@@ -96,7 +96,7 @@ import Testing
             #expect(task.response?.header("Vary") == "*")
             #expect(idle())
         }
-        #expect(origin.requests(to: "/vary-star/style.css") == 2)
+        #expect(origin.settledRequests(to: "/vary-star/style.css") == 2)
         #expect(overlayFiles().isEmpty, "\(overlayFiles())")
     }
 
@@ -106,7 +106,7 @@ import Testing
         #expect(idle())
         let again = run("app://cdn.example.org/vary-encoding/style.css", accept: "text/css", headers: [("Accept-Encoding", "br")])
         #expect(again.text == "body { }\n")
-        #expect(origin.requests(to: "/vary-encoding/style.css") == 1)
+        #expect(origin.settledRequests(to: "/vary-encoding/style.css") == 1)
         #expect(overlayFiles() == ["cdn.example.org/vary-encoding/style.css"])
     }
 
@@ -118,7 +118,7 @@ import Testing
         }
         let bodies = overlayFiles().filter { $0.hasPrefix(".vary/") && !$0.hasSuffix(".type") && !$0.hasSuffix("/fields") }
         #expect(bodies.count == limit)
-        #expect(origin.requests(to: "/negotiate/pic.png") == limit + 1)
+        #expect(origin.settledRequests(to: "/negotiate/pic.png") == limit + 1)
     }
 
     @Test(arguments: [
