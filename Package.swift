@@ -39,6 +39,10 @@ let package = Package(
         ),
         .target(
             name: "CImageCodec",
+            // Under scripts/fuzz its C is instrumented too, so the image-decode target is guided by
+            // the decoders' branches (libpng and libjpeg themselves are Debian's, uninstrumented).
+            cSettings: Context.environment["PKGCTL_FUZZ"] == "1"
+                ? [.unsafeFlags(["-fsanitize=fuzzer-no-link,address"])] : [],
             linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("webp"), .linkedLibrary("avif"),
                              .linkedLibrary("m")]
         ),
@@ -132,6 +136,7 @@ if Context.environment["PKGCTL_FUZZ"] == "1" {
         ("FuzzTreeDelta", ["PkgCore", .product(name: "Crypto", package: "swift-crypto")]),
         ("FuzzFleetLog", ["PkgCore"]),
         ("FuzzResolverABI", ["PkgResolverC", "CPkgResolver"]),
+        ("FuzzImageDecode", ["CImageCodec"]),
     ]
     package.targets.append(.target(name: "CFuzzerDriver", path: "Fuzz/Targets/CFuzzerDriver"))
     package.targets.append(.target(name: "FuzzSupport", dependencies: ["PkgCore", "CFuzzerDriver"],
