@@ -57,7 +57,13 @@ public enum PrefetchList {
     /// The URLs of the list file at `path`; throws one line naming the file and the line of
     /// the first URL refused, a file past the bounds, or one that cannot be read.
     public static func read(_ path: String) throws -> [String] {
-        let bytes = try readBounded(path, limit: maximumCount * (maximumURLLength + 1) + 64 * 1024)
+        let limit = maximumCount * (maximumURLLength + 1) + 64 * 1024
+        guard let bytes = try FileSystem.read(path, limit: limit) else {
+            throw PkgError(.invalidArgument, "\(path.escapedForMessage): no such file")
+        }
+        guard bytes.count <= limit else {
+            throw PkgError(.invalidArgument, "\(path.escapedForMessage): larger than \(limit) bytes, too large for a prefetch list")
+        }
         var urls: [String] = []
         var seen = Set<String>()
         for (number, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
@@ -72,28 +78,6 @@ public enum PrefetchList {
             urls.append(url)
         }
         return urls
-    }
-
-    /// The file's bytes; refused past `limit` without reading further.
-    private static func readBounded(_ path: String, limit: Int) throws -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            if errno == ENOENT { throw PkgError(.invalidArgument, "\(path.escapedForMessage): no such file") }
-            throw fileSystemError("open", path)
-        }
-        defer { close(fd) }
-        var result: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while result.count <= limit {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw fileSystemError("read", path)
-            }
-            if count == 0 { return result }
-            result.append(contentsOf: buffer[0..<count])
-        }
-        throw PkgError(.invalidArgument, "\(path.escapedForMessage): larger than \(limit) bytes, too large for a prefetch list")
     }
 
     private static func isLetter(_ byte: UInt8) -> Bool {

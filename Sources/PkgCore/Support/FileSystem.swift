@@ -145,8 +145,10 @@ package enum FileSystem {
         return directory + "/" + temporaryPrefix + "\(getpid())-" + PathName.lastComponent(path)
     }
 
-    /// The whole content of a file, or nil when it does not exist.
-    package static func read(_ path: String) throws -> [UInt8]? {
+    /// The whole content of a file, or nil when it does not exist. With `limit`, reading stops
+    /// once more than `limit` bytes are in (the result is then longer than `limit`: a caller
+    /// refuses it without the rest of a huge file being read).
+    package static func read(_ path: String, limit: Int = .max) throws -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT { return nil }
@@ -155,7 +157,7 @@ package enum FileSystem {
         defer { close(fd) }
         var result: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
+        while result.count <= limit {
             let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -164,6 +166,7 @@ package enum FileSystem {
             if count == 0 { return result }
             result.append(contentsOf: buffer[0..<count])
         }
+        return result
     }
 
     /// The target of a symlink, or nil when `path` is not one.

@@ -174,8 +174,9 @@ enum HybridAppPages {
         """
 
     /// A page that draws each image of `paths` and the copy of it named `PATH.orig` on canvases
-    /// and writes, once loaded, `drawn WxH diff=MEAN ; …`: the size the engine decoded and the
-    /// mean difference per channel against the copy.
+    /// and writes, once loaded, `drawn WxH diff=MEAN bytes=B/C ; …`: the size the engine decoded,
+    /// the mean difference per channel against the copy, and the bytes each crossed (resource
+    /// timing's `encodedBodySize`; `?` where the engine does not say).
     static func imagesComparedWithOriginals(_ paths: [String]) -> String {
         let images = paths.map { "<img src=\"\($0)\"><img src=\"\($0).orig\">" }.joined()
         return """
@@ -194,8 +195,10 @@ enum HybridAppPages {
                 const variant = pixels(images[i]), original = pixels(images[i + 1]);
                 let difference = 0;
                 for (let j = 0; j < original.length; j++) difference += Math.abs(variant[j] - original[j]);
+                const size = image => (performance.getEntriesByName(image.src)[0] || {}).encodedBodySize || '?';
                 report.push(images[i].naturalWidth + 'x' + images[i].naturalHeight + ' diff='
-                            + (difference / Math.max(original.length, 1)).toFixed(2));
+                            + (difference / Math.max(original.length, 1)).toFixed(2)
+                            + ' bytes=' + size(images[i]) + '/' + size(images[i + 1]));
               }
               document.getElementById('out').textContent = 'drawn ' + report.join(' ; ');
               document.body.dataset.done = '1';

@@ -101,22 +101,14 @@ struct BrowserTests {
             <!doctype html><meta charset=utf-8><title>shop</title>
             <div id=app>not routed</div><div id=wire>not loaded</div><script src="/app/js/router.js"></script>
             """.utf8).write(to: URL(fileURLWithPath: site + "/index.html"))
-        let origin = temp.path + "/spa-origin", store = temp.path + "/spa-store"
-        let packed = try PkgctlProcess.run(["pack", site, "--name", "shop", "--version", "1.0.0", "--out", origin,
-                                            "--route", "www.example.com/app", "--precompress", "--spa-fallback", "index.html"])
-        #expect(packed.status == 0, "\(packed.stderr)")
-        #expect(packed.stdout.contains("precompressed: br 1 file "), "\(packed.stdout)")
-        let updated = try PkgctlProcess.run(["update", "--root", store, "--manifest", "file://" + origin + "/manifest.json"])
-        #expect(updated.status == 0, "\(updated.stderr)")
-
-        let (server, out, err) = try PkgctlProcess.start(["serve", "--root", store, "--port", "0", "--offline"])
+        let served = try packAndServe(site, name: "shop", ["--precompress", "--spa-fallback", "index.html"])
+        let server = served.server
         defer { if server.isRunning { server.terminate() } }
-        let banner = try PkgctlProcess.firstLine(of: out, timeout: 20)
-        let url = try #require(banner.split(separator: " ").first { $0.hasPrefix("http://") }).description
-        let dom = try dumpDOM(url + "settings/profile")
+        #expect(served.packed.contains("precompressed: br 1 file "), "\(served.packed)")
+        let dom = try dumpDOM(served.url + "settings/profile")
         kill(server.processIdentifier, SIGINT)
-        let log = String(decoding: out.fileHandleForReading.readDataToEndOfFile()
-                         + err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let log = String(decoding: served.output.fileHandleForReading.readDataToEndOfFile()
+                         + served.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         server.waitUntilExit()
 
         #expect(dom.contains("route=/app/settings/profile"), "the deep link did not boot the app: \(dom)")
@@ -150,18 +142,10 @@ struct BrowserTests {
             <!doctype html><meta charset=utf-8><title>relative</title>
             <div id=app>blank</div><script src="js/boot.js"></script>
             """.utf8).write(to: URL(fileURLWithPath: site + "/index.html"))
-        let origin = temp.path + "/relative-origin", store = temp.path + "/relative-store"
-        let packed = try PkgctlProcess.run(["pack", site, "--name", "relative", "--version", "1.0.0", "--out", origin,
-                                            "--route", "www.example.com/app"])
-        #expect(packed.status == 0, "\(packed.stderr)")
-        let updated = try PkgctlProcess.run(["update", "--root", store, "--manifest", "file://" + origin + "/manifest.json"])
-        #expect(updated.status == 0, "\(updated.stderr)")
-        let (server, out, _) = try PkgctlProcess.start(["serve", "--root", store, "--port", "0", "--offline"])
-        defer { ProcessLaunch.stop(server) }
-        let banner = try PkgctlProcess.firstLine(of: out, timeout: 20)
-        let url = try #require(banner.split(separator: " ").first { $0.hasPrefix("http://") }).description
-        #expect(url.hasSuffix("/app/"), "\(banner)")
-        let dom = try dumpDOM(String(url.dropLast()) + "?tab=2")
+        let served = try packAndServe(site, name: "relative")
+        defer { ProcessLaunch.stop(served.server) }
+        #expect(served.url.hasSuffix("/app/"), "\(served.url)")
+        let dom = try dumpDOM(String(served.url.dropLast()) + "?tab=2")
         #expect(dom.contains("booted at /app/?tab=2"), "the page did not boot under /app/: \(dom)")
     }
 
@@ -175,51 +159,20 @@ struct BrowserTests {
         for (name, arguments) in [("photo.png", ["-size", "320x240", "-seed", "7", "plasma:fractal", "-blur", "0x3", "-depth", "8"]),
                                   ("shot.jpg", ["-size", "320x240", "-seed", "9", "plasma:fractal", "-blur", "0x3", "-quality", "92"])] {
             _ = try runCommand("/usr/bin/convert", arguments + [site + "/img/" + name])
-            try FileManager.default.createDirectory(atPath: site + "/plain", withIntermediateDirectories: true)
             // The same bytes under a name pack makes no variant of: what the original draws like.
-            try FileManager.default.copyItem(atPath: site + "/img/" + name, toPath: site + "/plain/" + name + ".orig")
+            try FileManager.default.copyItem(atPath: site + "/img/" + name, toPath: site + "/img/" + name + ".orig")
         }
-        try Data("""
-            <!doctype html><meta charset=utf-8><title>gallery</title><div id=out>not loaded</div>
-            <img src="img/photo.png"><img src="plain/photo.png.orig"><img src="img/shot.jpg"><img src="plain/shot.jpg.orig">
-            <script>
-            addEventListener('load', () => {
-              const images = [...document.images];
-              const pixels = image => {
-                const canvas = document.createElement('canvas');
-                canvas.width = image.naturalWidth; canvas.height = image.naturalHeight;
-                const context = canvas.getContext('2d');
-                context.drawImage(image, 0, 0);
-                return context.getImageData(0, 0, canvas.width, canvas.height).data;
-              };
-              const size = image => performance.getEntriesByName(image.src)[0].encodedBodySize;
-              const report = [];
-              for (let i = 0; i < images.length; i += 2) {
-                const variant = pixels(images[i]), original = pixels(images[i + 1]);
-                let difference = 0;
-                for (let j = 0; j < original.length; j++) difference += Math.abs(variant[j] - original[j]);
-                report.push(images[i].naturalWidth + 'x' + images[i].naturalHeight + ' diff=' +
-                            (difference / original.length).toFixed(2) + ' bytes=' + size(images[i]) + '/' + size(images[i + 1]));
-              }
-              document.getElementById('out').textContent = 'drawn ' + report.join(' ; ');
-            });
-            </script>
-            """.utf8).write(to: URL(fileURLWithPath: site + "/index.html"))
-        let origin = temp.path + "/gallery-origin", store = temp.path + "/gallery-store"
-        let packed = try PkgctlProcess.run(["pack", site, "--name", "gallery", "--version", "1.0.0", "--out", origin,
-                                            "--route", "www.example.com/app", "--image-variants", "avif,webp"])
-        #expect(packed.status == 0, "\(packed.stderr)")
-        #expect(packed.stdout.contains("image variants: avif 2 files"), "\(packed.stdout)")
-        let updated = try PkgctlProcess.run(["update", "--root", store, "--manifest", "file://" + origin + "/manifest.json"])
-        #expect(updated.status == 0, "\(updated.stderr)")
-        let (server, out, _) = try PkgctlProcess.start(["serve", "--root", store, "--port", "0", "--offline"])
-        defer { ProcessLaunch.stop(server) }
-        let banner = try PkgctlProcess.firstLine(of: out, timeout: 20)
-        let url = try #require(banner.split(separator: " ").first { $0.hasPrefix("http://") }).description
+        try Data(HybridAppPages.imagesComparedWithOriginals(["img/photo.png", "img/shot.jpg"]).utf8)
+            .write(to: URL(fileURLWithPath: site + "/index.html"))
+        let served = try packAndServe(site, name: "gallery", ["--image-variants", "avif,webp"])
+        defer { ProcessLaunch.stop(served.server) }
+        #expect(served.packed.contains("image variants: avif 2 files"), "\(served.packed)")
+        let url = served.url
 
         let dom = try dumpDOM(url)
-        let report = try #require(dom.split(separator: "\n").first { $0.contains("drawn ") }, "\(dom)")
-        let images = report.components(separatedBy: "drawn ").last!.components(separatedBy: "<")[0].components(separatedBy: " ; ")
+        let report = try #require(dom.components(separatedBy: "id=\"out\">drawn ").dropFirst().first?
+            .components(separatedBy: "<").first, "\(dom)")
+        let images = report.components(separatedBy: " ; ")
         #expect(images.count == 2, "\(report)")
         for image in images {
             let fields = image.split(separator: " ")
@@ -250,15 +203,9 @@ struct BrowserTests {
               + ' sab=' + (typeof SharedArrayBuffer);
             """.utf8).write(to: URL(fileURLWithPath: site + "/js/check.js"))
         func serve(_ headers: [String]) throws -> (dom: String, page: HTTPExchange.Response, script: HTTPExchange.Response) {
-            let out = temp.path + "/isolated-origin-\(headers.count)", store = temp.path + "/isolated-store-\(headers.count)"
-            let packed = try PkgctlProcess.run(["pack", site, "--name", "iso", "--version", "1.0.0", "--out", out,
-                                                "--route", "www.example.com/app"] + headers.flatMap { ["--header", $0] })
-            #expect(packed.status == 0, "\(packed.stderr)")
-            #expect(try PkgctlProcess.run(["update", "--root", store, "--manifest", "file://" + out + "/manifest.json"]).status == 0)
-            let (server, output, _) = try PkgctlProcess.start(["serve", "--root", store, "--port", "0", "--offline", "--quiet"])
-            defer { kill(server.processIdentifier, SIGINT); server.waitUntilExit() }
-            let banner = try PkgctlProcess.firstLine(of: output, timeout: 20)
-            let url = try #require(banner.split(separator: " ").first { $0.hasPrefix("http://") }).description
+            let served = try packAndServe(site, name: "iso", headers.flatMap { ["--header", $0] }, serveArguments: ["--quiet"])
+            defer { kill(served.server.processIdentifier, SIGINT); served.server.waitUntilExit() }
+            let url = served.url
             return (try dumpDOM(url), try HTTPExchange.curl(url), try HTTPExchange.curl(url + "js/check.js"))
         }
         let isolated = try serve(["*.html: Cross-Origin-Opener-Policy: same-origin",
@@ -270,6 +217,34 @@ struct BrowserTests {
         #expect(isolated.dom.contains("isolated=true sab=function"), "\(isolated.dom)")
         let plain = try serve([])
         #expect(plain.dom.contains("isolated=false"), "\(plain.dom)")
+    }
+
+    /// `pkgctl serve --offline` (plus `serveArguments`) over a store of its own holding `site`
+    /// packed as NAME 1.0.0 with `packArguments`; stop it with `ProcessLaunch.stop(served.server)`
+    /// or SIGINT.
+    private struct Served {
+        let server: Process
+        let output: Pipe
+        let errors: Pipe
+        /// What `pack` printed.
+        let packed: String
+        /// The route's URL, `http://127.0.0.1:PORT/app/`.
+        let url: String
+    }
+
+    private func packAndServe(_ site: String, name: String, _ packArguments: [String] = [],
+                              serveArguments: [String] = []) throws -> Served {
+        let origin = temp.path + "/\(name)-origin-\(UUID().uuidString)", store = temp.path + "/\(name)-store-\(UUID().uuidString)"
+        let packed = try PkgctlProcess.run(["pack", site, "--name", name, "--version", "1.0.0", "--out", origin,
+                                            "--route", "www.example.com/app"] + packArguments)
+        #expect(packed.status == 0, "\(packed.stderr)")
+        let updated = try PkgctlProcess.run(["update", "--root", store, "--manifest", "file://" + origin + "/manifest.json"])
+        #expect(updated.status == 0, "\(updated.stderr)")
+        let (server, output, errors) = try PkgctlProcess.start(["serve", "--root", store, "--port", "0", "--offline"]
+                                                               + serveArguments)
+        let banner = try PkgctlProcess.firstLine(of: output, timeout: 20)
+        let url = try #require(banner.split(separator: " ").first { $0.hasPrefix("http://") }).description
+        return Served(server: server, output: output, errors: errors, packed: packed.stdout, url: url)
     }
 
     /// Loads `url` in headless Chromium and returns the DOM once the page settled.
