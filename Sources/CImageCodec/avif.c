@@ -36,6 +36,11 @@ pkg_image_status pkg_avif_decode(const uint8_t *data, size_t size, uint64_t max_
 }
 
 pkg_image_status pkg_avif_encode(const pkg_image *image, int lossless, int quantizer, pkg_image_data *output, char *message) {
+    // AV1 codes at most 65536 pixels a side (libaom fails past it): no AVIF of such an image.
+    if (image->width > 65536 || image->height > 65536) {
+        return pkg_image_fail(message, PKG_IMAGE_UNSUPPORTED, "%ux%u is past AV1's 65536 pixels a side",
+                              image->width, image->height);
+    }
     avifImage *yuv = avifImageCreate(image->width, image->height, 8,
                                      lossless ? AVIF_PIXEL_FORMAT_YUV444 : AVIF_PIXEL_FORMAT_YUV420);
     avifEncoder *encoder = avifEncoderCreate();

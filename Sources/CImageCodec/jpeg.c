@@ -42,6 +42,59 @@ static uint32_t read_32(const uint8_t *bytes, int little) {
     return little ? read_16(bytes, 1) | read_16(bytes + 2, 1) << 16 : read_16(bytes, 0) << 16 | read_16(bytes + 2, 0);
 }
 
+/// Big-endian 32-bit value at `data` (the caller checked 4 bytes are there).
+static uint32_t icc_u32(const uint8_t *data) {
+    return (uint32_t)data[0] << 24 | (uint32_t)data[1] << 16 | (uint32_t)data[2] << 8 | data[3];
+}
+
+/// Whether `text` (`size` bytes, ASCII, or UTF-16BE when `wide`) contains "sRGB".
+static int names_srgb(const uint8_t *text, size_t size, int wide) {
+    static const char srgb[4] = {'s', 'R', 'G', 'B'};
+    size_t step = wide ? 2 : 1;
+    for (size_t start = 0; start + 4 * step <= size; start += step) {
+        int match = 1;
+        for (size_t i = 0; i < 4 && match; i++) {
+            if (wide && text[start + i * 2] != 0) match = 0;
+            if (text[start + i * step + (wide ? 1 : 0)] != (uint8_t)srgb[i]) match = 0;
+        }
+        if (match) return 1;
+    }
+    return 0;
+}
+
+/// Whether an ICC profile is an RGB one whose description names sRGB (the profile cameras and
+/// editors embed for plain sRGB pictures, which decode right without colour management). Every
+/// offset is checked against the profile's length: its bytes are the file's.
+static int icc_profile_is_srgb(const uint8_t *profile, size_t length) {
+    if (length < 132 || memcmp(profile + 16, "RGB ", 4) != 0) return 0;
+    uint32_t count = icc_u32(profile + 128);
+    if (count > (length - 132) / 12) return 0;
+    for (uint32_t tag = 0; tag < count; tag++) {
+        const uint8_t *entry = profile + 132 + (size_t)tag * 12;
+        if (memcmp(entry, "desc", 4) != 0) continue;
+        uint32_t offset = icc_u32(entry + 4), size = icc_u32(entry + 8);
+        if (offset > length || size > length - offset || size < 12) return 0;
+        const uint8_t *data = profile + offset;
+        if (memcmp(data, "desc", 4) == 0) {  // ICC v2: an ASCII count and text
+            uint32_t text = icc_u32(data + 8);
+            return text <= size - 12 && names_srgb(data + 12, text, 0);
+        }
+        if (memcmp(data, "mluc", 4) == 0 && size >= 16) {  // ICC v4: UTF-16BE records
+            uint32_t records = icc_u32(data + 8), record_size = icc_u32(data + 12);
+            if (record_size < 12 || records > (size - 16) / record_size) return 0;
+            for (uint32_t record = 0; record < records; record++) {
+                const uint8_t *item = data + 16 + (size_t)record * record_size;
+                uint32_t text_size = icc_u32(item + 4), text_offset = icc_u32(item + 8);
+                if (text_offset <= size && text_size <= size - text_offset && names_srgb(data + text_offset, text_size, 1)) {
+                    return 1;
+                }
+            }
+        }
+        return 0;
+    }
+    return 0;
+}
+
 /// The EXIF orientation in an APP1 marker (1, the upright default, when absent or unreadable).
 static unsigned exif_orientation(const jpeg_saved_marker_ptr marker) {
     const uint8_t *data = marker->data;
@@ -97,14 +150,18 @@ pkg_image_status pkg_jpeg_decode(const uint8_t *data, size_t size, uint64_t max_
     }
     if (decompress.jpeg_color_space == JCS_CMYK || decompress.jpeg_color_space == JCS_YCCK) {
         status = pkg_image_fail(message, PKG_IMAGE_UNSUPPORTED, "a CMYK JPEG");
-    } else if (jpeg_read_icc_profile(&decompress, &profile, &profile_length)) {
+    } else if (jpeg_read_icc_profile(&decompress, &profile, &profile_length)
+               && !icc_profile_is_srgb(profile, profile_length)) {
         free(profile);
-        status = pkg_image_fail(message, PKG_IMAGE_UNSUPPORTED, "it embeds an ICC colour profile");
+        profile = NULL;
+        status = pkg_image_fail(message, PKG_IMAGE_UNSUPPORTED, "it embeds an ICC colour profile other than sRGB");
     } else if (orientation != 1) {
         status = pkg_image_fail(message, PKG_IMAGE_UNSUPPORTED, "its EXIF orientation is %u, not 1", orientation);
     } else {
         status = pkg_image_allocate(image, decompress.image_width, decompress.image_height, max_pixels, message);
     }
+    free(profile);  // an sRGB profile read above (NULL otherwise; the refused one was freed)
+    profile = NULL;
     if (status != PKG_IMAGE_OK) {
         jpeg_destroy_decompress(&decompress);
         return status;

@@ -48,7 +48,7 @@ public enum ImageVariantEncoder {
         let names = Set(files.map(\.name))
         var report = ImageVariantReport()
         for file in files {
-            guard let decoder = decoder(for: file.name) else { continue }
+            guard decoder(for: file.name) != nil else { continue }
             let wanted = ImageFormat.allCases.filter { formats.contains($0) && !names.contains(file.name + $0.fileSuffix) }
             guard !wanted.isEmpty else { continue }
             func decline(_ reason: String) {
@@ -63,6 +63,10 @@ public enum ImageVariantEncoder {
                 continue
             }
             guard let bytes = try FileSystem.read(file.path) else { throw fileSystemError("read", file.path) }
+            // By its bytes first: sites ship PNGs named .jpg and the other way round, and
+            // browsers draw them.
+            let isPNG = bytes.starts(with: Self.pngSignature) || (!bytes.starts(with: Self.jpegStart) && Self.isPNG(file.name))
+            let decoder: DecodedImage.Decoder = isPNG ? pkg_png_decode : pkg_jpeg_decode
             let original: DecodedImage
             do {
                 original = try DecodedImage.decode(bytes, with: decoder, maximumPixels: maximumPixels)
@@ -72,7 +76,7 @@ public enum ImageVariantEncoder {
             } catch let failure as ImageCodecFailure {
                 throw PkgError(.invalidArgument, "image variants: \(file.path.escapedForMessage): \(failure.reason)")
             }
-            let lossless = isPNG(file.name)
+            let lossless = isPNG
                 && (!original.isOpaque || original.colourCount(upTo: paletteLimit) <= paletteLimit)
             for format in wanted {
                 let candidate = VariantCandidate(file: file, original: original, originalSize: originalSize, format: format)
@@ -88,11 +92,29 @@ public enum ImageVariantEncoder {
                     report.declined.append(ImageVariantDecline(name: candidate.name, reason: reason))
                 }
             }
+            try dropAVIFNoSmallerThanWebP(of: file.name, from: &report)
         }
         return report
     }
 
-    /// The decoder for a bundle name ending in `.png`, `.jpg` or `.jpeg` (any case).
+    /// The resolver prefers AVIF to WebP: an AVIF no smaller than the WebP of the same image
+    /// (lossless line art, say) would cost a client bytes, so it is not kept.
+    private static func dropAVIFNoSmallerThanWebP(of name: String, from report: inout ImageVariantReport) throws {
+        guard let avif = report.written.lastIndex(where: { $0.original == name && $0.format == .avif }),
+              let webp = report.written.last(where: { $0.original == name && $0.format == .webp }),
+              report.written[avif].size >= webp.size else { return }
+        let dropped = report.written.remove(at: avif)
+        if unlink(dropped.file.path) != 0 { throw fileSystemError("unlink", dropped.file.path) }
+        report.declined.append(ImageVariantDecline(
+            name: dropped.file.name, reason: "no smaller than its WebP (\(dropped.size) ≥ \(webp.size) bytes)"))
+    }
+
+    /// The first bytes of every PNG, and of every JPEG.
+    private static let pngSignature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+    private static let jpegStart: [UInt8] = [0xFF, 0xD8, 0xFF]
+
+    /// The decoder a bundle name ending in `.png`, `.jpg` or `.jpeg` (any case) says; the file's
+    /// first bytes decide in the end.
     static func decoder(for name: String) -> DecodedImage.Decoder? {
         if isPNG(name) { return pkg_png_decode }
         let lowered = name.lowercased()

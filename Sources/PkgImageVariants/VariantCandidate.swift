@@ -61,14 +61,15 @@ struct VariantCandidate {
         }
     }
 
-    /// `bytes` decoded again, as a client would.
+    /// `bytes` decoded again, as a client would. One that does not decode declines this variant
+    /// (an unsupported failure), not the whole pack.
     private func decoded(_ bytes: [UInt8]) throws -> DecodedImage {
         do {
             return try DecodedImage.decode(bytes, with: format == .webp ? pkg_webp_decode : pkg_avif_decode,
                                            maximumPixels: ImageVariantEncoder.maximumPixels)
         } catch let failure as ImageCodecFailure {
-            throw PkgError(.fileSystem,
-                           "image variants: \(file.path.escapedForMessage): its \(format.rawValue) does not decode: \(failure.reason)")
+            throw ImageCodecFailure(status: PKG_IMAGE_UNSUPPORTED,
+                                    reason: "its \(format.rawValue) does not decode: \(failure.reason)")
         }
     }
 

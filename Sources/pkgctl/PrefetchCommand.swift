@@ -33,7 +33,28 @@ struct PrefetchCommand: AsyncParsableCommand {
         "Seconds the whole prefetch may take; what is not done by then fails (default: no limit).", valueName: "seconds"))
     var timeLimit: Double?
 
+    @Option(name: .customLong("header"), help: ArgumentHelp(
+        "A request header every prefetch sends, 'Name: value' (repeatable): the web view's Accept, so an origin that "
+            + "negotiates (Vary: Accept) stores what the web view will ask for; a Cookie.", valueName: "name: value"))
+    var headers: [String] = []
+
+    /// `--header` values as fields; nil for one that is not `Name: value` with a token name.
+    private var headerFields: [(name: String, value: String)]? {
+        var fields: [(name: String, value: String)] = []
+        for text in headers {
+            guard let colon = text.firstIndex(of: ":") else { return nil }
+            let name = String(text[..<colon]), value = String(text[text.index(after: colon)...].drop { $0 == " " })
+            guard !name.isEmpty, name.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7f && $0 != UInt8(ascii: ":") }),
+                  value.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7f }) else { return nil }
+            fields.append((name, value))
+        }
+        return fields
+    }
+
     func validate() throws {
+        if headerFields == nil {
+            throw ValidationError("--header must be 'Name: value' with a token name and no control character")
+        }
         guard (1...Resolver.maximumPrefetchConcurrency).contains(concurrency) else {
             throw ValidationError("--concurrency must be 1 to \(Resolver.maximumPrefetchConcurrency) (got \(concurrency))")
         }
@@ -49,7 +70,8 @@ struct PrefetchCommand: AsyncParsableCommand {
         let resolver = try reportingErrors { try Resolver(store: store, configuration: origin.configuration) }
         defer { resolver.shutdown() }
         let bar = Output.stderrIsTerminal ? ProgressBar() : nil
-        let results = resolver.prefetch(urls + listed, concurrency: concurrency, timeLimit: timeLimit) { progress in
+        let results = resolver.prefetch(urls + listed, headers: headerFields ?? [], concurrency: concurrency,
+                                        timeLimit: timeLimit) { progress in
             bar?.handle(progress)
         }
         bar?.clear()

@@ -26,7 +26,18 @@ public enum ImageVariant: String, Sendable, Hashable, CaseIterable {
     /// that sends a wildcard (curl, an old engine) may not decode them. Nil: the original.
     public static func preferred(for accept: String?, among available: Set<ImageVariant>) -> ImageVariant? {
         guard let accept, !available.isEmpty else { return nil }
-        var named = Set<ImageVariant>()
+        let named = named(in: accept)
+        return Self.allCases.first { available.contains($0) && named[$0] == true }
+    }
+
+    /// Whether `accept` refuses this variant by name (`image/webp;q=0`).
+    func isRefused(by accept: String?) -> Bool {
+        accept.map { Self.named(in: $0)[self] == false } ?? false
+    }
+
+    /// The variants `accept` names by their type, each with whether its q-value is above 0.
+    private static func named(in accept: String) -> [ImageVariant: Bool] {
+        var named: [ImageVariant: Bool] = [:]
         for item in accept.split(separator: ",") {
             let parts = item.split(separator: ";")
             guard let range = parts.first?.trimmingSpaces.lowercased(),
@@ -36,8 +47,8 @@ public enum ImageVariant: String, Sendable, Hashable, CaseIterable {
                 guard text.hasPrefix("q=") else { return false }
                 return Double(text.dropFirst(2)).map { $0 <= 0 } ?? false
             }
-            if !refused { named.insert(variant) }
+            named[variant] = !refused
         }
-        return Self.allCases.first { available.contains($0) && named.contains($0) }
+        return named
     }
 }

@@ -47,28 +47,33 @@ extension Overlay {
     }
 
     /// Starts writing the representation of `key` that the origin selected by `fields` of the
-    /// request `headers`, of type `contentType`. Nil when it cannot be stored (no usable type,
-    /// the key has ``representationLimit`` already, or a write failed).
+    /// request `headers`, of type `contentType`. Nil when the type is unusable. The limit of
+    /// ``representationLimit``, the type and the field list are checked and written when the
+    /// body commits (on the commit queue; the type just before the body is renamed in), so a
+    /// fetch that fails leaves nothing and the transfer's thread does no directory work.
     func makeRepresentationWriter(key: String, fields: [String], headers: [(name: String, value: String)],
                                   contentType: String?) -> OverlayWriter? {
         guard let contentType, (1...200).contains(contentType.utf8.count),
               contentType.utf8.allSatisfy({ (0x20...0x7e).contains($0) }) else { return nil }
-        let directory = root + "/" + Self.representationDirectory(for: key)
+        let relative = Self.representationDirectory(for: key)
+        let directory = root + "/" + relative
         let name = Self.valuesDigest(fields, headers)
-        let stored = (try? FileSystem.contents(of: directory))?.filter { !$0.hasSuffix(".type") && $0 != "fields" } ?? []
-        guard stored.count < Self.representationLimit || stored.contains(name) else { return nil }
-        let list = fields.joined(separator: "\n") + "\n"
-        do {
-            try FileSystem.makeDirectories(directory)
-            // The type before the body: a body that is there always has its type.
-            try FileSystem.writeAtomically(Array(contentType.utf8), to: directory + "/" + name + ".type")
-            if (try? FileSystem.read(directory + "/fields")) != Array(list.utf8) {
-                try FileSystem.writeAtomically(Array(list.utf8), to: directory + "/fields")
+        let list = Array((fields.joined(separator: "\n") + "\n").utf8)
+        guard let writer = makeWriter(key: relative + "/" + name) else { return nil }
+        writer.beforePublish = {
+            let stored = (try? FileSystem.contents(of: directory))?.filter { !$0.hasSuffix(".type") && $0 != "fields" } ?? []
+            guard stored.count < Self.representationLimit || stored.contains(name) else { return false }
+            do {
+                try FileSystem.writeAtomically(Array(contentType.utf8), to: directory + "/" + name + ".type")
+                if (try? FileSystem.read(directory + "/fields")) != list {
+                    try FileSystem.writeAtomically(list, to: directory + "/fields")
+                }
+                return true
+            } catch {
+                return false
             }
-        } catch {
-            return nil
         }
-        return makeWriter(key: String(directory.dropFirst(root.utf8.count + 1)) + "/" + name)
+        return writer
     }
 
     /// The 32-hex-digit name of the representation selected by `fields` of `headers`.

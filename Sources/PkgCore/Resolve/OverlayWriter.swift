@@ -11,6 +11,9 @@ final class OverlayWriter: @unchecked Sendable {
     private let overlay: Overlay
     private(set) var written: Int64 = 0
     private var failed = false
+    /// Runs in ``commit(expectedLength:)`` once the body is whole and flushed, just before the
+    /// rename (on the commit queue, not the transfer's thread); false abandons the entry.
+    var beforePublish: (@Sendable () -> Bool)?
 
     init(descriptor: Int32, temporary: String, destination: String, overlay: Overlay) {
         self.descriptor = descriptor
@@ -51,6 +54,7 @@ final class OverlayWriter: @unchecked Sendable {
         guard ok else { unlink(temporary); return false }
         let parent = PathName.parent(destination)
         do { try FileSystem.makeDirectories(parent) } catch { unlink(temporary); return false }
+        if let beforePublish, !beforePublish() { unlink(temporary); return false }
         if rename(temporary, destination) != 0 { unlink(temporary); return false }
         overlay.published()
         return true

@@ -22,7 +22,8 @@ extension Resolver {
     ///
     /// At most `concurrency` (1 to ``maximumPrefetchConcurrency``) URLs are fetched at once.
     /// Past `timeLimit`, the fetches still running are stopped and they and the URLs not
-    /// started yet fail. `progress` is called on the calling thread each time a URL is decided.
+    /// started yet fail. (A stopped fetch whose answer is being written through runs on to
+    /// the end for the overlay, as any task's does, unless the resolver is shut down.) `progress` is called on the calling thread each time a URL is decided.
     /// Returns one result per URL, in order.
     ///
     /// ```swift
@@ -56,7 +57,8 @@ extension Resolver {
             decided(task.index, outcome, bytes: result.bytes)
         }
         while next < urls.count || !running.isEmpty {
-            while running.count < width, next < urls.count {
+            // Nothing starts past the deadline (an update's later lists may have none left).
+            while running.count < width, next < urls.count, DispatchTime.now() < deadline {
                 let index = next
                 next += 1
                 if let refusal = PrefetchList.refusal(of: urls[index]) {
@@ -83,9 +85,15 @@ extension Resolver {
                 running[index] = task
                 start(task)
             }
-            if running.isEmpty { continue }
+            if running.isEmpty {
+                if next < urls.count, DispatchTime.now() >= deadline { break }
+                continue
+            }
             if endedSignal.wait(timeout: deadline) == .timedOut { break }
             for task in ended.withLock({ list in defer { list.removeAll() }; return list }) { collect(task) }
+            // One signal was taken for tasks that may have ended together: a spare one must not
+            // carry the loop past the deadline.
+            if DispatchTime.now() >= deadline, next < urls.count || !running.isEmpty { break }
         }
         if !running.isEmpty || next < urls.count {
             let seconds = DecimalText.tenths(timeLimit ?? 0, droppingZeroTenth: true)

@@ -307,14 +307,16 @@ public final class Resolver: Sendable {
     }
 
     /// The answer for a PNG or JPEG that the active version holds only as image variants
-    /// (installed by `update --accept-images`): the one `Accept` prefers, else the first there,
-    /// since the device said its engine decodes it. Nil when it has no variant either.
+    /// (installed by `update --accept-images`, or shipped so by the site): the one `Accept`
+    /// prefers, else the first there that `Accept` does not refuse by name (the device said its
+    /// engine decodes it; a wildcard does not name it). Nil when there is none: the request
+    /// goes on as a miss.
     private func onlyImageVariantAnswer(_ request: ResourceRequest, _ match: RouteMatch) -> LocalAnswer? {
         let mount = match.route.mount, path = match.relativePath
         guard ImageVariant.mayHaveVariants(path) else { return nil }
         let variants = mount.imageVariants(besides: path)
         guard let variant = ImageVariant.preferred(for: request.header("Accept"), among: variants)
-                ?? ImageVariant.allCases.first(where: variants.contains),
+                ?? ImageVariant.allCases.first(where: { variants.contains($0) && !$0.isRefused(by: request.header("Accept")) }),
               let file = mount.file(at: path + variant.fileSuffix) else { return nil }
         return LocalAnswer.make(file: file, request: request, contentType: variant.mediaType,
                                 source: .package(name: mount.name, version: mount.version), vary: "Accept",
@@ -355,7 +357,9 @@ public final class Resolver: Sendable {
         var coalescingKey: String?
         if shareable {
             // Requests with different credentials never share an answer.
+            // Nor do requests an origin may answer otherwise by content negotiation (Vary).
             coalescingKey = url + "\n" + (request.header("Cookie") ?? "") + "\n" + (request.header("Authorization") ?? "")
+                + "\n" + (request.header("Accept") ?? "") + "\n" + (request.header("Accept-Language") ?? "")
         }
         return UpstreamPlan(url: url, method: request.method, headers: headers, body: request.body,
                             resourceClass: resourceClass, coalescingKey: coalescingKey,

@@ -93,5 +93,8 @@ import Testing
             url: "app://www.example.com/app/img/a.3f9c2b1d.png", headers: [("Accept", Self.webKitAccept)])))
         #expect(hashed.response.header("Cache-Control") == CachePolicy.immutable)
         #expect(try resolver.answerLocally(ResourceRequest(url: "app://www.example.com/app/img/none.png")) == nil)
+        // An Accept that refuses WebP by name does not get it: the request goes on as a miss.
+        #expect(try resolver.answerLocally(ResourceRequest(url: "app://www.example.com/app/img/pic.png",
+                                                           headers: [("Accept", "image/webp;q=0, image/png")])) == nil)
     }
 }

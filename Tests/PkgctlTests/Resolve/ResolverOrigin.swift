@@ -51,6 +51,7 @@ final class ResolverOrigin: @unchecked Sendable {
                         location /no-store/ { alias "\(root)/"; add_header Cache-Control "no-store"; }
                         location /private/ { alias "\(root)/"; add_header Cache-Control "private, max-age=60"; }
                         location ~ /negotiate/ { add_header Vary Accept; try_files $uri$webp_suffix $uri =404; }
+                        location ~ /negotiate-slowly/ { add_header Vary Accept; limit_rate \(slowRate); try_files $uri$webp_suffix $uri =404; }
                         location /vary-star/ { alias "\(root)/"; add_header Vary "*"; }
                         location /vary-encoding/ { alias "\(root)/"; add_header Vary "Accept-Encoding"; }
                         location /always-500/ { return 500 "broken\\n"; }

@@ -89,6 +89,41 @@ import Testing
         #expect(files.filter { $0.hasPrefix("app@1.0.0/.vary/") }.count == 5, "\(files)")
     }
 
+    /// Two engines asking at once for an image the origin negotiates: each gets its own
+    /// representation, not the one the other's fetch brought (a shared fetch is keyed by Accept too).
+    @Test func concurrentRequestsWithOtherAcceptsDoNotShareAFetch() throws {
+        let large = [UInt8](repeating: 0x50, count: 200_000), smaller = [UInt8](repeating: 0x57, count: 100_000)
+        _ = try originRoot.write(large, to: "negotiate-slowly/big.png")
+        _ = try originRoot.write(smaller, to: "negotiate-slowly/big.png.webp")
+        let webp = RecordingTask("app://cdn.example.org/negotiate-slowly/big.png", accept: Self.webpAccept)
+        let png = RecordingTask("app://cdn.example.org/negotiate-slowly/big.png", accept: Self.pngOnlyAccept)
+        resolver.start(webp)
+        resolver.start(png)
+        #expect(webp.wait(seconds: 30) && png.wait(seconds: 30))
+        #expect(webp.body == smaller && webp.response?.header("Content-Type") == "image/webp")
+        #expect(png.body == large && png.response?.header("Content-Type") == "image/png", "\(png.response?.headers ?? [])")
+        #expect(origin.settledRequests(to: "/negotiate-slowly/big.png") == 2)
+    }
+
+    /// A prefetch from a negotiating origin keeps the representation for the Accept it sends:
+    /// with the web view's Accept (`pkgctl prefetch --header`) the web view then hits the overlay;
+    /// with the default `*/*` it would not.
+    @Test func aPrefetchWithTheEnginesAcceptIsWhatTheEngineFinds() throws {
+        let url = "app://cdn.example.org/negotiate/pic.png"
+        let plain = try PkgctlProcess.run(["prefetch", "--root", sandbox.root, "--upstream", origin.baseURL,
+                                           "--ca-file", origin.caFile, url])
+        #expect(plain.status == 0, "\(plain.stdout) \(plain.stderr)")
+        #expect(try !resolver.plan(for: ResourceRequest(url: url, headers: [("Accept", Self.webpAccept)])).fromOverlay)
+        let engine = try PkgctlProcess.run(["prefetch", "--root", sandbox.root, "--upstream", origin.baseURL,
+                                            "--ca-file", origin.caFile, "--header", "Accept: " + Self.webpAccept, url])
+        #expect(engine.status == 0, "\(engine.stdout) \(engine.stderr)")
+        let answer = run(url, accept: Self.webpAccept)
+        #expect(answer.body == Self.webp && answer.response?.header("Content-Type") == "image/webp")
+        #expect(origin.settledRequests(to: "/negotiate/pic.png") == 2, "the engine's request was a hit")
+        let refused = try PkgctlProcess.run(["prefetch", "--root", sandbox.root, "--header", "Accept", url])
+        #expect(refused.status == 64 && refused.stderr.contains("--header"), "\(refused.stderr)")
+    }
+
     @Test func anAnswerThatVariesOnAnythingIsNeverWrittenThrough() throws {
         for _ in 0..<2 {
             let task = run("app://cdn.example.org/vary-star/style.css", accept: "text/css,*/*;q=0.1")
@@ -118,6 +153,8 @@ import Testing
         }
         let bodies = overlayFiles().filter { $0.hasPrefix(".vary/") && !$0.hasSuffix(".type") && !$0.hasSuffix("/fields") }
         #expect(bodies.count == limit)
+        // A type is written only with its body: none for the representation refused.
+        #expect(overlayFiles().filter { $0.hasSuffix(".type") }.count == limit)
         #expect(origin.settledRequests(to: "/negotiate/pic.png") == limit + 1)
     }
 
