@@ -220,4 +220,31 @@ enum HybridAppPages {
         });
         </script>
         """
+
+    /// One image as ``imagesComparedWithOriginals(_:)`` reports it.
+    struct DrawnImage {
+        /// `WxH` as the engine decoded it (`0x0`: it did not).
+        let size: String
+        /// Mean difference per channel against the original.
+        let difference: Double
+        /// Bytes the image and its original crossed; nil where the engine does not say.
+        let bytes: (image: Int, original: Int)?
+    }
+
+    /// The images a page made by ``imagesComparedWithOriginals(_:)`` reported in `dom`; nil when
+    /// it reported nothing (it did not load) or something else.
+    static func drawnImages(in dom: String) -> [DrawnImage]? {
+        guard let report = dom.components(separatedBy: "id=\"out\">drawn ").dropFirst().first?
+            .components(separatedBy: "<").first else { return nil }
+        var images: [DrawnImage] = []
+        for image in report.components(separatedBy: " ; ") {
+            let fields = image.split(separator: " ")
+            guard fields.count == 3, fields[1].hasPrefix("diff="), let difference = Double(fields[1].dropFirst(5)),
+                  fields[2].hasPrefix("bytes=") else { return nil }
+            let sizes = fields[2].dropFirst(6).split(separator: "/").compactMap { Int($0) }
+            images.append(DrawnImage(size: String(fields[0]), difference: difference,
+                                     bytes: sizes.count == 2 ? (sizes[0], sizes[1]) : nil))
+        }
+        return images
+    }
 }
