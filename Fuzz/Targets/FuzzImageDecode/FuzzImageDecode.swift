@@ -9,7 +9,7 @@ import FuzzSupport
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzImageDecode(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data, size > 1 else { return 0 }
-    let maximumPixels: UInt64 = 1 << 16
+    let maximumPixels: UInt64 = 1 << 14
     var image = pkg_image()
     var message = [CChar](repeating: 1, count: Int(PKG_IMAGE_MESSAGE_SIZE))
     let status = data[0] & 1 == 0
