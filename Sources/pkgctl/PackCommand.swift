@@ -84,14 +84,11 @@ struct PackCommand: ParsableCommand {
     /// The formats `--image-variants` names: `avif`, `webp` or both, comma-separated.
     private func variantFormats() throws -> [ImageFormat] {
         guard let imageVariants else { return [] }
-        let formats = imageVariants.split(separator: ",", omittingEmptySubsequences: false).map {
-            ImageFormat(rawValue: $0.filter { $0 != " " }.lowercased())
-        }
-        guard !formats.isEmpty, formats.allSatisfy({ $0 != nil }) else {
+        guard let formats = ImageVariant.list(imageVariants) else {
             throw ValidationError("--image-variants '\(String(imageVariants.prefix(200)))' must list avif and/or webp, "
                                   + "comma-separated")
         }
-        return formats.compactMap { $0 }
+        return formats
     }
 
     func run() throws {

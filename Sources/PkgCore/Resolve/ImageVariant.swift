@@ -12,6 +12,16 @@ public enum ImageVariant: String, Sendable, Hashable, CaseIterable {
     /// Its `Content-Type`.
     public var mediaType: String { "image/" + rawValue }
 
+    /// The variants a comma-separated list names (`avif,webp`, `WebP`; spaces ignored), in its
+    /// order; nil when an item is none (`pack --image-variants`, `update --accept-images`).
+    public static func list(_ text: String) -> [ImageVariant]? {
+        let variants = text.split(separator: ",", omittingEmptySubsequences: false).map {
+            ImageVariant(rawValue: $0.filter { $0 != " " }.lowercased())
+        }
+        guard !variants.isEmpty, variants.allSatisfy({ $0 != nil }) else { return nil }
+        return variants.compactMap { $0 }
+    }
+
     /// Whether a file at `path` is one the resolver looks for variants of (a PNG or JPEG).
     static func mayHaveVariants(_ path: some StringProtocol) -> Bool {
         switch fileExtension(of: path) {

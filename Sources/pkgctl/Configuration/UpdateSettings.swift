@@ -40,13 +40,10 @@ struct UpdateSettings {
     /// The variants `update.accept-images` names: `avif`, `webp` or both, comma-separated.
     static func acceptImages(_ layers: ConfigLayers) throws -> Set<ImageVariant> {
         guard let text = try layers.string("update.accept-images") else { return [] }
-        let variants = text.split(separator: ",", omittingEmptySubsequences: false).map {
-            ImageVariant(rawValue: $0.filter { $0 != " " }.lowercased())
-        }
-        guard !variants.isEmpty, variants.allSatisfy({ $0 != nil }) else {
+        guard let variants = ImageVariant.list(text) else {
             throw layers.invalid("update.accept-images", "must list avif and/or webp, comma-separated")
         }
-        return Set(variants.compactMap { $0 })
+        return Set(variants)
     }
 
     /// The host runtime `update.runtime` states; nil when none is set.
