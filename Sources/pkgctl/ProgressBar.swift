@@ -40,6 +40,18 @@ final class ProgressBar: Sendable {
         }
     }
 
+    /// Draws how far a publish has come (at most every 0.1 s, and always its last file).
+    func handle(_ progress: PublishProgress) {
+        lastDraw.withLock { lastDraw in
+            guard progress.files == progress.totalFiles || Date().timeIntervalSince(lastDraw) > 0.1 else { return }
+            lastDraw = Date()
+            let width = 30
+            let filled = progress.totalBytes > 0 ? Int(progress.bytes * UInt64(width) / progress.totalBytes) : width
+            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+            draw("publish [\(bar)] \(progress.files)/\(progress.totalFiles) files  \(progress.bytes) bytes")
+        }
+    }
+
     /// Clears the bar's line.
     func clear() {
         lastDraw.withLock { _ in draw("") }

@@ -2,13 +2,14 @@ import Crypto
 import FoundationEssentials
 import Glibc
 
-/// Packs a source tree into `OUT/NAME-VERSION.zip` and lists it in
+/// Packs a source tree into `OUT/zips/NAME-VERSION.<sha256>.zip` and lists it in
 /// `OUT/manifest.json` (adding the release, or replacing the package's release for the
-/// same host runtime range): what an
-/// origin serves to `pkgctl update`. Each file is also published as a
-/// content-addressed object under `OUT/objects/`, listed by a per-version
-/// index under `OUT/index/`, for per-file delta updates. With a ``ManifestSigner`` the manifest is
-/// written as a signed envelope with a raised sequence.
+/// same host runtime range): what an origin serves to `pkgctl update`. Each file is also
+/// published as a content-addressed object under `OUT/objects/`, listed by a per-version
+/// index under `OUT/index/`, for per-file delta updates. Every file but `manifest.json` and
+/// `timestamp.json` is named by its bytes and never rewritten (``PublishedLayout``), and a
+/// version the manifest names is never re-packed with other bytes. With a ``ManifestSigner``
+/// the manifest is written as a signed envelope with a raised sequence.
 public struct Publisher: Sendable {
     /// The directory receiving zips and `manifest.json`.
     public let outputDirectory: String
@@ -27,7 +28,9 @@ public struct Publisher: Sendable {
     /// Publishing another version with a rollout while the current one is still
     /// rolling out is refused unless `force`: the devices outside the new
     /// rollout would install the unfinished one. Re-publishing the same version
-    /// keeps its salt, and lowering its percentage needs `force` too.
+    /// keeps its salt, and lowering its percentage needs `force` too. A version the manifest
+    /// names is re-packed only to the same bytes; with `force`, other bytes replace a release
+    /// no device can have yet (``refuseRepublishing(name:version:sha256:in:force:)``).
     ///
     /// With `precompress`, text files also go into the bundle as `X.br` and `X.gz`
     /// (``Precompressor``). `spaFallback` names the bundle's document served for
@@ -57,31 +60,15 @@ public struct Publisher: Sendable {
         let previous = manifest.packages.first { ReleaseSlot($0) == slot }
         let revokedBefore = manifest.revocations(of: name)
 
-        let fileName = "\(name)-\(version).zip"
-        var placeholder = ManifestEntry(name: name, version: version, url: fileName,
+        var placeholder = ManifestEntry(name: name, version: version, url: "\(name)-\(version).zip",
                                         sha256: String(repeating: "0", count: 64), size: 0, routes: routes)
         placeholder.spaFallback = spaFallback
         placeholder.immutable = immutable
         placeholder.headers = headers
         placeholder.prefetch = prefetch
         try placeholder.validate(source: manifestPath)
-        if let rolloutPercent, !(0...100).contains(rolloutPercent) {
-            throw PkgError(.invalidArgument, "rollout percent must be 0 to 100 (got \(rolloutPercent))")
-        }
-        if revokedBefore.contains(version) {
-            throw PkgError(.invalidArgument, "\(name) \(version) is revoked; publish another version")
-        }
-        if let rolloutPercent, rolloutPercent < 100, let previous, let unfinished = previous.rollout, !force {
-            if previous.version != version {
-                throw PkgError(.invalidArgument, "\(name) \(previous.version) is still rolling out (\(unfinished.share)); "
-                               + "finish its rollout (to 100 %) or force this one to make it the version before",
-                               remedy: .force)
-            }
-            if rolloutPercent < unfinished.percent {
-                throw PkgError(.invalidArgument, "\(name) \(version) is rolled out to \(unfinished.share); lowering it "
-                               + "to \(Rollout.format(rolloutPercent)) needs force", remedy: .force)
-            }
-        }
+        try checkNewRelease(name: name, version: version, rolloutPercent: rolloutPercent, replacing: previous,
+                            revoked: revokedBefore, force: force)
 
         let files = try BundlePacker.files(in: source)
         if let spaFallback, !files.contains(where: { $0.name == spaFallback }) {
@@ -95,9 +82,10 @@ public struct Publisher: Sendable {
         }
 
         func publish(_ files: [BundleFile]) throws -> ManifestEntry {
+            let (fileName, digest) = try packZip(files, name: name, version: version) { sha256 in
+                try refuseRepublishing(name: name, version: version, sha256: sha256, in: manifest, force: force)
+            }
             let zipPath = outputDirectory + "/" + fileName
-            try BundlePacker.pack(files, to: zipPath)
-            let digest = try FileHasher.hash(file: zipPath)
             var entry = ManifestEntry(name: name, version: version, url: fileName,
                                       sha256: digest.sha256, size: digest.size, routes: routes,
                                       revoked: revokedBefore)
@@ -111,14 +99,7 @@ public struct Publisher: Sendable {
             let (index, reference) = try publishFiles(files, compressedSizes: compressedSizes, name: name, version: version)
             entry.index = reference
             entry.deltas = try publishDeltas(to: index, name: name, version: version, from: deltaFrom)
-            if let rolloutPercent, rolloutPercent < 100 {
-                let sameVersion = previous?.version == version
-                let before = previous.flatMap { sameVersion ? $0.rollout?.previous : Release($0) }
-                    .flatMap { entry.revoked.contains($0.version) ? nil : $0 }
-                let salt = (sameVersion ? previous?.rollout?.salt : nil) ?? Rollout.makeSalt()
-                entry.rollout = Rollout(percent: rolloutPercent, salt: salt, previous: before,
-                                        devices: sameVersion ? previous?.rollout?.devices : nil)
-            }
+            entry.rollout = rollout(of: entry, percent: rolloutPercent, replacing: previous)
             try replace(entry, in: &manifest, signer: signer)
             return entry
         }
@@ -145,23 +126,19 @@ public struct Publisher: Sendable {
             // One read: the object's name is the hash of the very bytes written.
             guard let bytes = try FileSystem.read(file) else { throw fileSystemError("read", file) }
             let sha256 = SHA256.hash(data: bytes).hexString
-            let object = outputDirectory + "/" + PublishedFileIndex.objectPath(sha256)
-            if !FileSystem.exists(object) {
-                try FileSystem.makeDirectories(PathName.parent(object))
-                try FileSystem.writeAtomically(bytes, to: object)
-            }
+            try writeContentNamed(bytes, to: PublishedFileIndex.objectPath(sha256))
             files.append(.init(path: path, sha256: sha256, size: UInt64(bytes.count),
                                mode: info.st_mode & 0o111 != 0 ? 0o755 : 0o644,  // informational: installs use 0644
                                compressedSize: compressedSizes[path].map { min($0, UInt64(bytes.count)) }))
         }
-        let relative = "index/\(name)-\(version).json"
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let index = PublishedFileIndex(files: files)
         let bytes = Array(try encoder.encode(index))
-        try FileSystem.makeDirectories(outputDirectory + "/index")
-        try FileSystem.writeAtomically(bytes, to: outputDirectory + "/" + relative)
-        return (index, IndexReference(url: relative, sha256: SHA256.hash(data: bytes).hexString, size: UInt64(bytes.count)))
+        let sha256 = SHA256.hash(data: bytes).hexString
+        let relative = PublishedLayout.index(name: name, version: version, sha256: sha256)
+        try writeContentNamed(bytes, to: relative)
+        return (index, IndexReference(url: relative, sha256: sha256, size: UInt64(bytes.count)))
     }
 
     var manifestPath: String { outputDirectory + "/manifest.json" }

@@ -47,7 +47,7 @@ public struct ManifestSigner: Sendable {
         guard let (manifest, _) = try PublishedManifest.read(path) else {
             throw PkgError(.invalidArgument, "manifest \(path) does not exist")
         }
-        try FileSystem.writeAtomically(try sign(manifest, now: now), to: path)
+        try PublishedManifest.write(bytes: try sign(manifest, now: now), to: path)
         return try PublishedManifest.read(path)!.manifest
     }
 }

@@ -1,0 +1,68 @@
+import Glibc
+
+extension Publisher {
+    /// Packs `files` into `OUT/zips/NAME-VERSION.<sha256>.zip` and returns its relative name and
+    /// digest. The zip is written under a temporary name first; `check` sees its SHA-256 before it
+    /// takes its name, and a refusal leaves nothing behind. A zip already there under that name
+    /// has the same bytes and is kept as it is.
+    func packZip(_ files: [BundleFile], name: String, version: String,
+                 check: (String) throws -> Void) throws -> (String, FileIndex.Entry) {
+        let folder = outputDirectory + "/zips"
+        try FileSystem.makeDirectories(folder)
+        let temporary = folder + "/" + FileSystem.temporaryPrefix + "\(getpid())-\(name)-\(version).zip"
+        do {
+            try BundlePacker.pack(files, to: temporary)
+            let digest = try FileHasher.hash(file: temporary)
+            try check(digest.sha256)
+            let relative = PublishedLayout.zip(name: name, version: version, sha256: digest.sha256)
+            try moveContentNamed(temporary, to: relative)
+            return (relative, digest)
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Refuses to publish `version` of `name` as a zip hashing to `sha256` when the manifest
+    /// already names that version (as a release or a rollout's `previous`) with other bytes: a
+    /// device may run it, and a version never changes on a device. With `force`, a release
+    /// that no device can have yet (rolled out to 0 % with no pinned device) may be replaced.
+    func refuseRepublishing(name: String, version: String, sha256: String, in manifest: Manifest, force: Bool) throws {
+        for entry in manifest.packages where entry.name == name {
+            let named = [Release(entry)] + (entry.rollout?.previous.map { [$0] } ?? [])
+            for release in named where release.version == version && release.sha256 != sha256 {
+                let unreleased = release == Release(entry) && entry.rollout?.percent == 0 && entry.rollout?.devices == nil
+                if force, unreleased { continue }
+                let why = force ? " (force replaces only a release no device can have yet: rolled out to 0 % "
+                    + "with no pinned device)" : ""
+                throw PkgError(.invalidArgument, "\(name) \(version) is already published with other bytes (zip "
+                               + "\(release.sha256.prefix(12))…) and devices may run it\(why); publish the change as a "
+                               + "new version", remedy: unreleased && !force ? .force : nil)
+            }
+        }
+    }
+
+    /// Writes `bytes` as the content-named file `relative` (under `OUT`), unless it is there already.
+    func writeContentNamed(_ bytes: [UInt8], to relative: String) throws {
+        let path = outputDirectory + "/" + relative
+        guard !FileSystem.exists(path) else { return }
+        try FileSystem.makeDirectories(PathName.parent(path))
+        try FileSystem.writeAtomically(bytes, to: path)
+    }
+
+    /// Renames the finished file `temporary` to the content-named `relative` (under `OUT`), or
+    /// removes it when a file of that name, and so of those bytes, is there already.
+    private func moveContentNamed(_ temporary: String, to relative: String) throws {
+        let path = outputDirectory + "/" + relative
+        if FileSystem.exists(path) {
+            unlink(temporary)
+            return
+        }
+        let fd = open(temporary, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw fileSystemError("open", temporary) }
+        defer { close(fd) }
+        if fsync(fd) != 0 { throw fileSystemError("fsync", temporary) }
+        if rename(temporary, path) != 0 { throw fileSystemError("rename", temporary) }
+        try FileSystem.syncDirectory(PathName.parent(path))
+    }
+}

@@ -1,0 +1,87 @@
+import Crypto
+
+extension Publisher {
+    /// Publishes `version` of `name` here exactly as the publishing folder `source` (another
+    /// channel: staging) publishes it, never rebuilt: its zip, index and every object are copied
+    /// byte for byte (checked against the source manifest's hashes), under content names. The
+    /// entry keeps the source's fields (routes, headers, runtime, …) and gets this folder's own
+    /// revocations, tree deltas from this folder's `deltaFrom` newest earlier versions, and, with
+    /// `rolloutPercent`, a rollout whose `previous` is the release this folder named before. The
+    /// manifest is written signed by `signer` (this channel's keys). `runtime` picks the release
+    /// when the source lists the version for several runtimes. Returns the new entry.
+    @discardableResult
+    public func promote(name: String, version: String, from source: String, runtime: RuntimeRange? = nil,
+                        rolloutPercent: Double? = nil, force: Bool = false, deltaFrom: Int = 3,
+                        signer: ManifestSigner? = nil) throws -> ManifestEntry {
+        let sourceManifest = source + "/" + PublishedLayout.manifestName
+        guard let bytes = try FileSystem.read(sourceManifest) else {
+            throw PkgError(.invalidArgument, "\(sourceManifest) does not exist: nothing to promote")
+        }
+        let release = try Self.release(name: name, version: version, runtime: runtime, in: bytes, source: sourceManifest)
+        let references = try ManifestReferences(manifest: bytes, in: source)
+        let files = references.releases.first { $0.name == name && $0.version == version }?.files ?? []
+
+        try FileSystem.makeDirectories(outputDirectory)
+        let lock = try lockOutput()
+        defer { withExtendedLifetime(lock) {} }
+        var manifest = try readManifest(signer: signer)
+        let previous = manifest.packages.first { ReleaseSlot($0) == ReleaseSlot(release.entry(name: name)) }
+        let revokedBefore = manifest.revocations(of: name)
+        try checkNewRelease(name: name, version: version, rolloutPercent: rolloutPercent, replacing: previous,
+                            revoked: revokedBefore, force: force)
+        try refuseRepublishing(name: name, version: version, sha256: release.sha256, in: manifest, force: force)
+
+        var entry = release.entry(name: name)
+        entry.revoked = revokedBefore
+        var index: PublishedFileIndex?
+        for file in files where !file.path.hasPrefix("deltas/") {
+            let content = try Self.read(file, in: source)
+            if file.sha256 == release.sha256 {
+                entry.url = PublishedLayout.zip(name: name, version: version, sha256: file.sha256)
+                try writeContentNamed(content, to: entry.url)
+            } else if file.sha256 == release.index?.sha256, let reference = release.index {
+                index = try PublishedFileIndex.parse(content, label: "\(name) \(version)", limits: ExtractionLimits())
+                entry.index = IndexReference(url: PublishedLayout.index(name: name, version: version, sha256: file.sha256),
+                                             sha256: reference.sha256, size: reference.size)
+                try writeContentNamed(content, to: entry.index!.url)
+            } else {
+                try writeContentNamed(content, to: PublishedFileIndex.objectPath(file.sha256))
+            }
+        }
+        entry.deltas = try index.map { try publishDeltas(to: $0, name: name, version: version, from: deltaFrom) } ?? []
+        entry.rollout = rollout(of: entry, percent: rolloutPercent, replacing: previous)
+        try replace(entry, in: &manifest, signer: signer)
+        return entry
+    }
+
+    /// The release of `version` of `name` that the manifest `bytes` names (as a release or a
+    /// rollout's `previous`), for `runtime` when given; refused when there is none or several.
+    private static func release(name: String, version: String, runtime: RuntimeRange?, in bytes: [UInt8],
+                                source: String) throws -> Release {
+        let manifest = try TrustPolicy().open(bytes, source: source, now: .distantPast).manifest
+        let named = manifest.packages.filter { $0.name == name }
+            .flatMap { [Release($0)] + ($0.rollout?.previous.map { [$0] } ?? []) }
+            .filter { $0.version == version && (runtime == nil || $0.entry(name: name).runtimeRange == runtime) }
+        let distinct = Set(named.map(\.sha256))
+        guard let release = named.first else {
+            throw PkgError(.invalidArgument, "\(source) names no release \(name) \(version.escapedForMessage)"
+                           + (runtime.map { " for runtime '\($0.text)'" } ?? ""))
+        }
+        guard distinct.count == 1 else {
+            throw PkgError(.invalidArgument, "\(source) names \(name) \(version) for several runtimes; name one with --runtime")
+        }
+        return release
+    }
+
+    /// The bytes of `file` in the folder `source`, which must have the size and SHA-256 named.
+    private static func read(_ file: PublishedFile, in source: String) throws -> [UInt8] {
+        let path = source + "/" + file.path
+        guard let bytes = try FileSystem.read(path, limit: file.size.map { Int(clamping: $0) } ?? .max) else {
+            throw PkgError(.fileSystem, "\(path): missing, yet \(source)/manifest.json names it")
+        }
+        guard file.size.map({ $0 == UInt64(bytes.count) }) ?? true, SHA256.hash(data: bytes).hexString == file.sha256 else {
+            throw PkgError(.checksumMismatch, "\(path): not the bytes \(source)/manifest.json names (other size or SHA-256)")
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,117 @@
+import FoundationEssentials
+import Glibc
+
+/// Removes from a publishing folder (`pack`'s OUT_DIR, or where `publish` copied it) the files
+/// old releases left behind, keeping every file a device may still be sent for:
+///
+/// - what the current `manifest.json` names, whatever the settings;
+/// - what any manifest that was current within ``grace`` names (a CDN or a device still
+///   holding it): each manifest is archived as `manifests/<sha256>.json`, and one stops being
+///   current when the next is written (the next archive's modification time);
+/// - the zip, index, objects and deltas of each package's ``keep`` newest versions any
+///   archived manifest named (devices still running them, and versions to go back to);
+/// - any file younger than ``grace`` (a `pack` or `publish` still under way).
+///
+/// The rest of `zips/`, `index/`, `deltas/`, `objects/`, `manifests/`, and the version-named
+/// zips earlier pkgctl wrote at the top, is removed.
+public struct OriginPruner: Sendable {
+    /// The folder to prune.
+    public let directory: String
+    /// How many of each package's newest versions keep their files.
+    public var keep: Int
+    /// Seconds a superseded manifest's files stay: longer than a CDN may serve it (the shipped
+    /// origin configuration's `max-age=10`, or `stale-if-error` for a day while the origin is
+    /// down) plus the run a device may still be in (`update --deadline`, 1 h by default).
+    public var grace: Double
+
+    /// The default ``keep``: as many versions as `pack --delta-from` writes deltas from.
+    public static let defaultKeep = 3
+    /// The default ``grace``, 25 h: a day of `stale-if-error` and a device's default deadline of 1 h.
+    public static let defaultGrace: Double = 25 * 3600
+
+    /// A pruner of `directory`.
+    public init(directory: String, keep: Int = defaultKeep, grace: Double = defaultGrace) {
+        self.directory = directory
+        self.keep = keep
+        self.grace = grace
+    }
+
+    /// Prunes; with `dryRun`, only lists what it would remove.
+    public func prune(dryRun: Bool = false, now: Date = Date()) throws -> PruneSummary {
+        let manifestPath = directory + "/" + PublishedLayout.manifestName
+        guard let current = try FileSystem.read(manifestPath) else {
+            throw PkgError(.invalidArgument, "\(manifestPath) does not exist: prune keeps what a manifest names, and "
+                           + "there is none here")
+        }
+        let named = try ManifestReferences(manifest: current, in: directory)
+        let protected = Set(named.files.map(\.path))
+        var live = protected
+        var summary = PruneSummary(manifests: 1)
+        let horizon = now.timeIntervalSince1970 - grace
+
+        // Archived manifests, oldest first: each was current until the next one was written.
+        let archives = try files(in: "manifests").compactMap { path -> (path: String, stamp: Double)? in
+            PublishedLayout.namedDigest(of: path) == nil ? nil : (path, modificationTime(path))
+        }.sorted { $0.stamp < $1.stamp }
+        var releases: [String: [String: (files: [PublishedFile], archive: String?)]] = [:]
+        for release in named.releases { releases[release.name, default: [:]][release.version] = (release.files, nil) }
+        for (position, archive) in archives.enumerated().reversed() {
+            guard let bytes = try FileSystem.read(directory + "/" + archive.path),
+                  let references = try? ManifestReferences(manifest: bytes, in: directory, source: directory + "/" + archive.path,
+                                                           skippingMissingIndexes: true) else { continue }
+            let supersededAt = position + 1 < archives.count ? archives[position + 1].stamp : now.timeIntervalSince1970
+            if supersededAt >= horizon, archive.path != named.files.last?.path {
+                live.formUnion(references.files.map(\.path))
+                summary.manifests += 1
+            }
+            for release in references.releases where releases[release.name]?[release.version] == nil {
+                releases[release.name, default: [:]][release.version] = (release.files, archive.path)
+            }
+        }
+        for versions in releases.values {
+            for version in versions.keys.sorted(by: { PackageVersion($1) < PackageVersion($0) }).prefix(keep) {
+                let release = versions[version]!
+                live.formUnion(release.files.map(\.path))
+                if let archive = release.archive { live.insert(archive) }
+            }
+        }
+
+        for path in try candidates() {
+            var info = stat()
+            guard lstat(directory + "/" + path, &info) == 0 else { continue }
+            let stamp = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
+            if live.contains(path) || stamp >= horizon || info.st_mode & S_IFMT != S_IFREG {
+                summary.kept += 1
+                summary.keptBytes += UInt64(info.st_size)
+                continue
+            }
+            precondition(!protected.contains(path), "prune never removes a file the current manifest names")
+            if !dryRun, unlink(directory + "/" + path) != 0, errno != ENOENT { throw fileSystemError("remove", directory + "/" + path) }
+            summary.removed.append(path)
+            summary.removedBytes += UInt64(info.st_size)
+        }
+        return summary
+    }
+
+    /// Every file prune may remove: those of the content folders (objects two levels down), and
+    /// the zips at the top that earlier pkgctl named by version.
+    private func candidates() throws -> [String] {
+        var paths = try files(in: "").filter { $0.hasSuffix(".zip") }
+        for folder in PublishedLayout.contentFolders where folder != "objects" { paths += try files(in: folder) }
+        for fanout in try files(in: "objects") where FileSystem.isDirectory(directory + "/" + fanout) {
+            paths += try files(in: fanout)
+        }
+        return paths.sorted()
+    }
+
+    /// The entries of `folder` (relative; "" for the top), as relative paths; none when it is missing.
+    private func files(in folder: String) throws -> [String] {
+        let path = folder.isEmpty ? directory : directory + "/" + folder
+        guard FileSystem.isDirectory(path) else { return [] }
+        return try FileSystem.contents(of: path).map { folder.isEmpty ? $0 : folder + "/" + $0 }
+    }
+
+    private func modificationTime(_ path: String) -> Double {
+        Double(FileSystem.modificationStamp(directory + "/" + path)) / 1e9
+    }
+}

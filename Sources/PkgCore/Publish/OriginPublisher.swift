@@ -1,0 +1,206 @@
+import Crypto
+import Glibc
+
+/// Copies what a publishing folder's current manifest (and timestamp) can name into the folder
+/// an origin serves (nginx's root, a mounted bucket, an rsync staging tree), in the one order
+/// that never shows a device a manifest whose files are missing: every content-named file
+/// first, then `timestamp.json`, then `manifest.json`.
+///
+/// Content-named files are written under temporary names, flushed with one `syncfs`, then
+/// renamed to their names; the two mutable files are each written to a temporary name,
+/// fsynced and renamed. A failure at any point removes the temporary files and leaves the
+/// destination's manifest as it was, so the old release keeps serving. A file already there
+/// with the same bytes is skipped; one with other bytes under a content name is refused: its
+/// name says it never changes, and a CDN may have cached it.
+///
+/// ```swift
+/// let summary = try OriginPublisher(from: "out", to: "/srv/updates").publish()
+/// print(summary.copied, summary.skipped)
+/// ```
+public struct OriginPublisher: Sendable {
+    /// The publishing folder (`pack`'s OUT_DIR).
+    public let source: String
+    /// The folder the origin serves (created when missing).
+    public let destination: String
+
+    /// A publisher from `source` to `destination`.
+    public init(from source: String, to destination: String) {
+        self.source = source
+        self.destination = destination
+    }
+
+    /// Publishes; with `dryRun`, only finds what it would copy. `progress` hears of every copied file.
+    public func publish(dryRun: Bool = false, progress: ((PublishProgress) -> Void)? = nil) throws -> PublishSummary {
+        let manifestPath = source + "/" + PublishedLayout.manifestName
+        guard let manifest = try Self.readRegularFile(manifestPath) else {
+            throw PkgError(.invalidArgument, "\(manifestPath) does not exist: nothing to publish (pkgctl pack writes it)")
+        }
+        let opened = try TrustPolicy().open(manifest, source: manifestPath, now: .distantPast)
+        let timestamp = try readTimestamp(naming: opened)
+        var summary = PublishSummary(sequence: opened.isSigned ? opened.manifest.sequence : nil)
+        let references = try ManifestReferences(manifest: manifest, in: source)
+        summary.external = references.external
+        if !dryRun { try prepareDestination() }
+        try refuseOlderThanDestination(opened, bytes: manifest)
+
+        var toCopy: [PublishedFile] = []
+        for file in references.files {
+            if let size = try existingSize(of: file) {
+                summary.skipped += 1
+                summary.skippedBytes += size
+            } else {
+                toCopy.append(file)
+            }
+        }
+        for (name, bytes) in [(PublishedLayout.timestampName, timestamp), (PublishedLayout.manifestName, manifest)] {
+            guard let bytes else { continue }
+            if try Self.readRegularFile(destination + "/" + name) != bytes { summary.mutableFiles.append(name) }
+        }
+        var state = PublishProgress(totalFiles: toCopy.count,
+                                    totalBytes: toCopy.reduce(0) { $0 + ($1.size ?? 0) })
+        if dryRun {
+            summary.copied = state.totalFiles
+            summary.copiedBytes = state.totalBytes
+            return summary
+        }
+
+        var staged: [(temporary: String, path: String)] = []
+        do {
+            for file in toCopy {
+                let bytes = try readSource(file)
+                let path = destination + "/" + file.path
+                try FileSystem.makeDirectories(PathName.parent(path))
+                let temporary = PathName.parent(path) + "/" + FileSystem.temporaryPrefix + "\(getpid())-" + PathName.lastComponent(path)
+                try Self.create(bytes, at: temporary)
+                staged.append((temporary, path))
+                state.files += 1
+                state.bytes += UInt64(bytes.count)
+                summary.copied += 1
+                summary.copiedBytes += UInt64(bytes.count)
+                progress?(state)
+            }
+            if !staged.isEmpty { try FileSystem.syncFileSystem(containing: destination) }
+        } catch {
+            for file in staged { unlink(file.temporary) }
+            throw error
+        }
+        for (index, file) in staged.enumerated() where rename(file.temporary, file.path) != 0 {
+            let failure = fileSystemError("rename \(file.temporary) to", file.path)
+            for rest in staged[index...] { unlink(rest.temporary) }
+            throw failure
+        }
+        if !staged.isEmpty { try FileSystem.syncFileSystem(containing: destination) }
+
+        // Last, and checked again just before: a publisher that wrote a newer manifest meanwhile wins.
+        try refuseOlderThanDestination(opened, bytes: manifest)
+        if summary.mutableFiles.contains(PublishedLayout.timestampName), let timestamp {
+            try FileSystem.writeAtomically(timestamp, to: destination + "/" + PublishedLayout.timestampName)
+        }
+        if summary.mutableFiles.contains(PublishedLayout.manifestName) {
+            try FileSystem.writeAtomically(manifest, to: destination + "/" + PublishedLayout.manifestName)
+        }
+        return summary
+    }
+
+    /// `timestamp.json` of the source, which must name its manifest; nil when there is none.
+    private func readTimestamp(naming manifest: OpenedManifest) throws -> [UInt8]? {
+        let path = source + "/" + PublishedLayout.timestampName
+        guard let bytes = try Self.readRegularFile(path, limit: Timestamp.maxSize) else { return nil }
+        let envelope = try SignedEnvelope.parse(bytes, source: path, what: "timestamp")
+        let timestamp = try Timestamp.parse(envelope.payloadBytes, source: path)
+        guard timestamp.manifestSHA256 == manifest.payloadSHA256 else {
+            throw PkgError(.invalidArgument, "\(path) names another manifest (sequence \(timestamp.manifestSequence)) than "
+                           + "\(source)/\(PublishedLayout.manifestName): sign a new one (pkgctl timestamp) before publishing")
+        }
+        return bytes
+    }
+
+    /// Creates the destination when missing, and refuses one that cannot be written.
+    private func prepareDestination() throws {
+        try FileSystem.makeDirectories(destination)
+        guard access(destination, W_OK) == 0 else { throw fileSystemError("write into", destination) }
+    }
+
+    /// Refuses to replace a destination manifest signed with a higher sequence than `opened`,
+    /// or with the same sequence and other bytes: another publisher got there first.
+    private func refuseOlderThanDestination(_ opened: OpenedManifest, bytes: [UInt8]) throws {
+        let path = destination + "/" + PublishedLayout.manifestName
+        guard opened.isSigned, let sequence = opened.manifest.sequence,
+              let current = try Self.readRegularFile(path), current != bytes,
+              let there = try? TrustPolicy().open(current, source: path, now: .distantPast),
+              there.isSigned, let theirs = there.manifest.sequence, theirs >= sequence else { return }
+        throw PkgError(.invalidArgument, "\(path) has sequence \(theirs), " + (theirs == sequence ? "the same as" : "higher than")
+                       + " \(source)/\(PublishedLayout.manifestName) (\(sequence)): another publisher published meanwhile; "
+                       + "pack or sign on top of what is published")
+    }
+
+    /// The size of `file` in the destination when it is there with the right bytes; nil when
+    /// it is missing. Other bytes under its name are refused.
+    private func existingSize(of file: PublishedFile) throws -> UInt64? {
+        let path = destination + "/" + file.path
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return nil }
+            throw fileSystemError("stat", path)
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw PkgError(.fileSystem, "\(path): not a regular file; publish writes files only")
+        }
+        guard let bytes = try FileSystem.read(path), SHA256.hash(data: bytes).hexString == file.sha256 else {
+            throw PkgError(.checksumMismatch, "\(path): other bytes than its name says; a content-named file never changes: "
+                           + "remove it (and purge it from the CDN) if it is debris")
+        }
+        return UInt64(bytes.count)
+    }
+
+    /// The bytes of `file` in the source, which must be a regular file with the size and SHA-256 named.
+    private func readSource(_ file: PublishedFile) throws -> [UInt8] {
+        let path = source + "/" + file.path
+        guard let bytes = try Self.readRegularFile(path, limit: file.size.map { Int(clamping: $0) } ?? .max) else {
+            throw PkgError(.fileSystem, "\(path): missing, yet the manifest names it")
+        }
+        guard file.size.map({ $0 == UInt64(bytes.count) }) ?? true, SHA256.hash(data: bytes).hexString == file.sha256 else {
+            throw PkgError(.checksumMismatch, "\(path): not the bytes the manifest names (other size or SHA-256)")
+        }
+        return bytes
+    }
+
+    /// The bytes of the regular file at `path` (at most `limit` and one more), nil when it does
+    /// not exist; a symlink or anything else that is not a regular file is refused.
+    private static func readRegularFile(_ path: String, limit: Int = .max) throws -> [UInt8]? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return nil }
+            throw fileSystemError("stat", path)
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            let what = info.st_mode & S_IFMT == S_IFLNK ? "a symlink" : "not a regular file"
+            throw PkgError(.unsafeEntry, "\(path): \(what); publish copies regular files only")
+        }
+        return try FileSystem.read(path, limit: limit)
+    }
+
+    /// Creates `path` (which must not exist) holding `bytes`, mode 0644; not flushed (the caller syncs).
+    private static func create(_ bytes: [UInt8], at path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw fileSystemError("create", path) }
+        var written = 0
+        let result: Int32 = bytes.withUnsafeBytes { buffer in
+            while written < buffer.count {
+                let count = write(fd, buffer.baseAddress! + written, buffer.count - written)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                written += count
+            }
+            return 0
+        }
+        let closeFailed = close(fd) != 0
+        if result != 0 || closeFailed {
+            let failure = fileSystemError("write", path, errno: result != 0 ? result : errno)
+            unlink(path)
+            throw failure
+        }
+    }
+}

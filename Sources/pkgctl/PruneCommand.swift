@@ -1,0 +1,46 @@
+import ArgumentParser
+import PkgCore
+
+struct PruneCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "prune",
+        abstract: "Remove the files old releases left in a publishing folder that no device can still be sent for.",
+        discussion: """
+            Works on pack's OUT_DIR or on a folder publish copied to. Keeps what the current manifest names \
+            (whatever the options), what every manifest that was current within the grace period names, and the \
+            zip, index, objects and deltas of each package's N newest versions; removes the rest of zips/, index/, \
+            deltas/, objects/ and manifests/. Prints each file it removes and the bytes freed.
+            """)
+
+    @Argument(help: ArgumentHelp("The publishing folder.", valueName: "dir"))
+    var directory: String
+
+    @Option(help: "Each package's newest versions whose files stay.")
+    var keep = OriginPruner.defaultKeep
+
+    @Option(help: ArgumentHelp("How long files a superseded manifest names stay (SECONDS, or 30m, 25h, 2d).",
+                               valueName: "duration"))
+    var grace = "25h"
+
+    @Flag(help: "Only list what would be removed.")
+    var dryRun = false
+
+    func validate() throws {
+        guard keep >= 1 else { throw ValidationError("--keep must be at least 1") }
+        guard DurationText.parse(grace) != nil else {
+            throw ValidationError("--grace must be a duration: SECONDS, or a number with s, m, h or d")
+        }
+    }
+
+    func run() throws {
+        let seconds = DurationText.parse(grace) ?? OriginPruner.defaultGrace
+        let pruner = OriginPruner(directory: directory, keep: keep, grace: seconds)
+        let summary = try reportingErrors { try pruner.prune(dryRun: dryRun) }
+        for path in summary.removed { print((dryRun ? "would remove " : "removed ") + path) }
+        let what = summary.removed.isEmpty ? "nothing to remove"
+            : (dryRun ? "would remove" : "removed") + " \(summary.removed.count) files, \(summary.removedBytes) bytes"
+        let manifests = "\(summary.manifests) manifest\(summary.manifests == 1 ? "" : "s")"
+        print("\(what); kept \(summary.kept) files (\(summary.keptBytes) bytes): named by \(manifests) current within "
+              + "\(DurationText.format(seconds: seconds)) or by each package's \(keep) newest versions, or younger than that")
+    }
+}

@@ -1,0 +1,43 @@
+import ArgumentParser
+import PkgCore
+
+struct PublishCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "publish",
+        abstract: "Copy what the manifest names into the folder an origin serves: content-named files first, the manifest last.",
+        discussion: """
+            Copies every file OUT_DIR/manifest.json (and timestamp.json) can make a device fetch into DEST_DIR \
+            (nginx's root, a mounted bucket, an rsync staging tree), each under a temporary name until all are \
+            flushed, then timestamp.json, then manifest.json, so no device ever reads a manifest whose files are not \
+            there yet. A file already there with the same bytes is skipped. Refused in one line, with nothing \
+            published: a DEST_DIR manifest signed with a higher sequence (another publisher), a file under a \
+            content name with other bytes, a symlink, a manifest URL that leaves the folder.
+            """)
+
+    @Argument(help: ArgumentHelp("The publishing folder (pack's --out).", valueName: "out-dir"))
+    var out: String
+
+    @Argument(help: ArgumentHelp("The folder the origin serves.", valueName: "dest-dir"))
+    var destination: String
+
+    @Flag(help: "Only say what would be copied.")
+    var dryRun = false
+
+    func run() throws {
+        let bar = !dryRun && Output.stderrIsTerminal ? ProgressBar() : nil
+        let summary = try reportingErrors {
+            try OriginPublisher(from: out, to: destination).publish(dryRun: dryRun, progress: bar.map { bar in
+                { bar.handle($0) }
+            })
+        }
+        bar?.clear()
+        let sequence = summary.sequence.map { " (sequence \($0))" } ?? ""
+        let last = summary.mutableFiles.isEmpty ? "manifest.json\(sequence) already there"
+            : summary.mutableFiles.joined(separator: " then ") + sequence + " last"
+        let external = summary.external > 0 ? "; \(summary.external) URLs name files elsewhere, not copied" : ""
+        print((dryRun ? "would copy " : "copied ") + "\(Self.files(summary.copied)) (\(summary.copiedBytes) bytes), "
+              + "skipped \(Self.files(summary.skipped)) already there (\(summary.skippedBytes) bytes); \(last)\(external)")
+    }
+
+    private static func files(_ count: Int) -> String { "\(count) file\(count == 1 ? "" : "s")" }
+}
