@@ -47,7 +47,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/pkgctl-fleet.XXXXXX")
 . bench/lib/static-origin.sh
 
 python3 - "$pkgctl" "$work" "http://127.0.0.1:$port/manifest.json" "$devices" "$wave" <<'PY'
-import concurrent.futures, gzip, json, os, random, shutil, signal, statistics, subprocess, sys, time
+import concurrent.futures, glob, gzip, json, os, random, shutil, signal, statistics, subprocess, sys, time
 pkgctl, work, manifest, devices, wave = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 log = os.path.join(work, "access.log")
 www = os.path.join(work, "www")
@@ -137,7 +137,7 @@ print(f"devices: {devices}, {wave} at a time, release build, nginx on 127.0.0.1 
 print("| step | result |\n|---|---|")
 pack(os.path.join(sources, "v1"), "1")
 versions, lines, elapsed = fleet_run()
-zip_size = os.path.getsize(os.path.join(www, "app-1.zip"))
+zip_size = os.path.getsize(glob.glob(os.path.join(www, "zips", "app-1.*.zip"))[0])
 row("1. first install of v1", f"{len(lines) / devices:.2f} requests and {sum(int(l[2]) for l in lines) / devices:,.0f} bytes "
     f"per device (zip {zip_size:,} bytes, 200 files); {sum(v == '1' for v in versions.values())} of {devices} on v1; {elapsed:.1f} s")
 
@@ -165,7 +165,7 @@ row("3. v2, 10 of 200 files changed", f"{per_device:,.0f} bytes per device beyon
     f"the rest headers) in {len(fetched) / devices:.2f} requests: " + ", ".join(f"{n:.2f} {k}" for k, n in requests.items() if n) +
     f"; the tree delta from v1 is {delta:,} bytes: bodies **{body / delta if delta else float('nan'):.2f}x** of it; "
     f"per-file objects would cost {gz:,} gzip bytes of the changed files + {index:,} of index "
-    f"(bytes sent {per_device / (gz + index):.3f}x of that; the zip: {os.path.getsize(os.path.join(www, 'app-2.zip')):,}); "
+    f"(bytes sent {per_device / (gz + index):.3f}x of that; the zip: {os.path.getsize(glob.glob(os.path.join(www, 'zips', 'app-2.*.zip'))[0]):,}); "
     f"{statistics.median(written):.0f} files written per device (median of {len(written)}); "
     f"{sum(v == '2' for v in versions.values())} of {devices} on v2; {elapsed:.1f} s")
 

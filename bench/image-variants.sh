@@ -79,8 +79,8 @@ for i in $(seq 1 "$runs"); do
   done
 done
 rm -rf "$work/timed"
-zip_plain=$(stat -c %s "$work/www/plain/superset-$version.zip")
-zip_variants=$(stat -c %s "$work/www/variants/superset-$version.zip")
+zip_plain=$(stat -c %s "$work/www/plain/zips/superset-$version".*.zip)
+zip_variants=$(stat -c %s "$work/www/variants/zips/superset-$version".*.zip)
 echo
 echo "pack (median of $runs): plain $(median "${plain_ms[@]}") ms, --image-variants avif,webp $(median "${variants_ms[@]}") ms" \
   "(x$(awk -v a="$(median "${variants_ms[@]}")" -v b="$(median "${plain_ms[@]}")" 'BEGIN { printf "%.1f", a / b }'));" \

@@ -18,7 +18,7 @@ trap 'rm -rf "$work"' EXIT
 
 python3 bench/make-bundle.py "$work/src" 1 2>&1
 "$pkgctl" pack "$work/src" --name bench --version 1.0.0 --out "$work/origin" >/dev/null
-zip="$work/origin/bench-1.0.0.zip"
+zip=$(echo "$work"/origin/zips/bench-1.0.0.*.zip)
 echo "zip: $(stat -c %s "$zip") bytes"
 cat "$zip" >/dev/null   # both read it from the page cache
 

@@ -144,8 +144,8 @@ for _ in $(seq 1 "$runs"); do
     if [ "$kind" = plain ]; then plain_ms+=("$ms"); else pre_ms+=("$ms"); fi
   done
 done
-zip_plain=$(stat -c %s "$work/origin/mkdocs-plain-1.zip" 2>/dev/null || echo '?')
-zip_pre=$(stat -c %s "$work/origin/mkdocs-pre-1.zip" 2>/dev/null || echo '?')
+zip_plain=$(stat -c %s "$work"/origin/zips/mkdocs-plain-1.*.zip 2>/dev/null || echo '?')
+zip_pre=$(stat -c %s "$work"/origin/zips/mkdocs-pre-1.*.zip 2>/dev/null || echo '?')
 
 python3 - "$work" <<'PY'
 import collections, os, sys

@@ -120,8 +120,8 @@ import Testing
         #expect(failure["errorCode"] == "transferFailed")
         #expect(failure["error"].map { missing.stderr == "pkgctl: \($0)\n" } == true, "\(missing.stderr)")
 
-        try BundleFixtures.publishDemo(["1.0.0"], into: origin)
-        let zip = try FileHandle(forUpdating: URL(fileURLWithPath: origin + "/demo-1.0.0.zip"))
+        let published = try BundleFixtures.publishDemo(["1.0.0"], into: origin)
+        let zip = try FileHandle(forUpdating: URL(fileURLWithPath: origin + "/" + published[0].url))
         try zip.seek(toOffset: 0)
         try zip.write(contentsOf: Data("XX".utf8))
         try zip.close()
@@ -151,10 +151,12 @@ import Testing
                          "--out", origin, "--route", "www.example.com/app"]
         #expect(try PkgctlProcess.run(arguments).status == 0)
         #expect(try PkgctlProcess.run(arguments).status == 0)
-        let first = try Data(contentsOf: URL(fileURLWithPath: origin + "/demo-1.0.0.zip"))
         let manifest = try Manifest.parse(Array(try Data(contentsOf: URL(fileURLWithPath: origin + "/manifest.json"))),
                                           source: "manifest.json")
         #expect(manifest.packages.count == 1)
+        let first = try Data(contentsOf: URL(fileURLWithPath: origin + "/" + (manifest.packages.first?.url ?? "")))
+        #expect(try FileSystem.contents(of: origin + "/zips") == [PathName.lastComponent(manifest.packages[0].url)],
+                "one zip: the same tree packs to the same bytes and name")
         #expect(manifest.packages.first?.routes == ["www.example.com/app"])
         #expect(manifest.packages.first?.size == UInt64(first.count))
     }

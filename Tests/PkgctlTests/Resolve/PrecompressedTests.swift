@@ -39,7 +39,7 @@ import Testing
             source: source, name: "site", version: "1.0.0", precompress: true)
         #expect(first.sha256 == second.sha256, "packing twice gave different zips")
 
-        let zip = temp.path + "/one/site-1.0.0.zip"
+        let zip = temp.path + "/one/" + first.url
         let names = try runCommand("/usr/bin/unzip", ["-Z1", zip]).split(separator: "\n").map(String.init).sorted()
         #expect(names == ["css/site.css", "css/site.css.br", "css/site.css.gz", "img/logo.png", "index.html",
                           "index.html.br", "index.html.gz", "js/app.js", "js/app.js.br", "js/app.js.gz", "js/tiny.js"])

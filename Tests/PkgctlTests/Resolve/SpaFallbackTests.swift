@@ -108,6 +108,6 @@ import Testing
         #expect(result.status == 1)
         #expect(result.stderr == "pkgctl: spaFallback 'app.html' is not a file of \(temp.path)/site\n")
         #expect(!FileManager.default.fileExists(atPath: temp.path + "/out/manifest.json"))
-        #expect(!FileManager.default.fileExists(atPath: temp.path + "/out/shop-1.0.0.zip"))
+        #expect(try FileSystem.contents(of: temp.path + "/out/zips").isEmpty, "no zip, no temporary file")
     }
 }

@@ -238,8 +238,10 @@ import Testing
     @Test func aRepublishedInactiveVersionSurvivesAFailedDownloadOfItsReplacement() throws {
         try installBoth()
         let original = try #require(try store.record(of: "demo", version: "1.0.0"))
-        // 1.0.0 re-published with other content, but its zip cannot be fetched.
-        try Publisher(outputDirectory: originRoot).publish(
+        // 1.0.0 re-published with other content (pack refuses that; a publisher that lost its manifest,
+        // or an earlier pkgctl, does not), but its zip cannot be fetched.
+        unlink(originRoot + "/manifest.json")
+        let republished = try Publisher(outputDirectory: originRoot).publish(
             source: BundleFixtures.demoSource("1.1.0"), name: "demo", version: "1.0.0", routes: ["www.example.com/app"])
         try BundleFixtures.editManifest(in: originRoot) { $0.packages[0].url = "http://127.0.0.1:1/demo-1.0.0.zip" }
         let failed = try updater().run()
@@ -248,7 +250,7 @@ import Testing
         #expect(try store.record(of: "demo", version: "1.0.0")?.entry.sha256 == original.entry.sha256)
         #expect(try store.verify("demo").allSatisfy(\.isIntact), "the rollback target is whole")
 
-        try BundleFixtures.editManifest(in: originRoot) { $0.packages[0].url = "demo-1.0.0.zip" }
+        try BundleFixtures.editManifest(in: originRoot) { $0.packages[0].url = republished.url }
         let report = try updater().run()
         #expect(report.packages.map(\.action) == [.downgraded])
         #expect(store.activeVersion(of: "demo") == "1.0.0")
@@ -261,6 +263,7 @@ import Testing
         try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)
         #expect(try updater().run().succeeded)
         let installed = try #require(try store.record(of: "demo", version: "1.0.0"))
+        unlink(originRoot + "/manifest.json")  // pack refuses a re-pack; an earlier pkgctl did not
         try Publisher(outputDirectory: originRoot).publish(
             source: BundleFixtures.demoSource("1.1.0"), name: "demo", version: "1.0.0", routes: ["www.example.com/app"])
         let report = try updater().run()

@@ -51,7 +51,8 @@ import Testing
             let report = try updater(origin, store, runtime: runtime).run()
             #expect(report.succeeded && report.packages.map(\.action) == [.installed], "\(report.packages)")
             #expect(store.activeVersion(of: "demo") == expected, "runtime \(runtime ?? "none")")
-            #expect(zipsFetched(origin, after: before) == ["/demo-\(expected).zip"], "only its own release is downloaded")
+            #expect(zipsFetched(origin, after: before).map { $0.hasPrefix("/zips/demo-\(expected).") } == [true],
+                    "only its own release is downloaded")
         }
 
         let old = PackageStore(root: temp.path("store-1"))

@@ -110,22 +110,22 @@ import Testing
     }
 
     @Test func retriesServerErrorsAndResumesCutTransfers() throws {
-        try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)
+        let first = try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)[0]
         let origin = try NginxOrigin(root: originRoot, accessLog: true)
         defer { origin.stop() }
-        try BundleFixtures.editManifest(in: originRoot) { $0.packages[0].url = "fail-once/demo-1.0.0.zip" }
+        try BundleFixtures.editManifest(in: originRoot) { $0.packages[0].url = "fail-once/" + first.url }
         #expect(try updater(origin.baseURL + "/manifest.json").run().succeeded)
         try expectActive("1.0.0")
         // The 500 was retried: two requests for the zip, the first failed, the second whole.
-        let zips100 = origin.settledAccessLog().filter { $0.hasPrefix("/fail-once/demo-1.0.0.zip ") }
+        let zips100 = origin.settledAccessLog().filter { $0.hasPrefix("/fail-once/\(first.url) ") }
         #expect(zips100.map { $0.split(separator: " ")[1] } == ["500", "200"], "\(origin.accessLog())")
 
-        try BundleFixtures.publishDemo(["1.1.0"], into: originRoot)
-        try BundleFixtures.editManifest(in: originRoot) { $0.packages[0].url = "cut-once/demo-1.1.0.zip" }
+        let second = try BundleFixtures.publishDemo(["1.1.0"], into: originRoot)[0]
+        try BundleFixtures.editManifest(in: originRoot) { $0.packages[0].url = "cut-once/" + second.url }
         #expect(try updater(origin.baseURL + "/manifest.json").run().succeeded)
         try expectActive("1.1.0")
         // The cut transfer resumed: the second request asked for the rest with a Range and got 206.
-        let zips110 = origin.settledAccessLog().filter { $0.hasPrefix("/cut-once/demo-1.1.0.zip ") }
+        let zips110 = origin.settledAccessLog().filter { $0.hasPrefix("/cut-once/\(second.url) ") }
         #expect(zips110.count == 2, "\(origin.accessLog())")
         #expect(zips110.last?.split(separator: " ")[1] == "206", "\(zips110)")
         #expect(zips110.last?.contains("\"bytes=") == true, "\(zips110)")
