@@ -24,13 +24,18 @@ extension Publisher {
     }
 
     /// Refuses to publish `version` of `name` as a zip hashing to `sha256` when the manifest
-    /// already names that version (as a release or a rollout's `previous`) with other bytes: a
-    /// device may run it, and a version never changes on a device. With `force`, a release
-    /// that no device can have yet (rolled out to 0 % with no pinned device) may be replaced.
+    /// already names that version (as a release or a rollout's `previous`) with other bytes, or,
+    /// when it names it not at all, when a zip of that version with other bytes is still in the
+    /// folder (published before): a device may run it, and a version never changes on a device.
+    /// With `force`, a release the manifest names that no device can have yet (rolled out to 0 %
+    /// with no pinned device) may be replaced.
     func refuseRepublishing(name: String, version: String, sha256: String, in manifest: Manifest, force: Bool) throws {
+        var named = false
         for entry in manifest.packages where entry.name == name {
-            let named = [Release(entry)] + (entry.rollout?.previous.map { [$0] } ?? [])
-            for release in named where release.version == version && release.sha256 != sha256 {
+            let releases = [Release(entry)] + (entry.rollout?.previous.map { [$0] } ?? [])
+            for release in releases where release.version == version {
+                named = true
+                guard release.sha256 != sha256 else { continue }
                 let unreleased = release == Release(entry) && entry.rollout?.percent == 0 && entry.rollout?.devices == nil
                 if force, unreleased { continue }
                 let why = force ? " (force replaces only a release no device can have yet: rolled out to 0 % "
@@ -40,6 +45,13 @@ extension Publisher {
                                + "new version", remedy: unreleased && !force ? .force : nil)
             }
         }
+        let prefix = "\(name)-\(version).", folder = outputDirectory + "/zips"
+        guard !named, let earlier = try FileSystem.contents(of: folder).first(where: { file in
+            file.hasPrefix(prefix) && file.dropFirst(prefix.count).count == 68
+                && PublishedLayout.namedDigest(of: "zips/" + file).map { $0 != sha256 } == true
+        }) else { return }
+        throw PkgError(.invalidArgument, "\(name) \(version) was published before with other bytes (\(folder)/\(earlier)) "
+                       + "and devices may run it; publish the change as a new version")
     }
 
     /// Writes `bytes` as the content-named file `relative` (under `OUT`), unless it is there already.
