@@ -17,7 +17,7 @@ struct PackCommand: ParsableCommand {
     @Option(help: "Package version.")
     var version: String
 
-    @Option(help: ArgumentHelp("Directory receiving NAME-VERSION.zip and manifest.json.", valueName: "out-dir"))
+    @Option(help: ArgumentHelp("Publishing folder receiving zips/, index/, objects/ and manifest.json.", valueName: "out-dir"))
     var out: String
 
     @Option(name: .customLong("route"), help: ArgumentHelp("HOST[/PATH] the package serves (repeatable).", valueName: "route"))

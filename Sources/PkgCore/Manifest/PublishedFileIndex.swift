@@ -1,7 +1,7 @@
 import FoundationEssentials
 
 /// The files of one published version, as `pack` writes it to
-/// `OUT/index/NAME-VERSION.json` for per-file delta updates: each file's path,
+/// `OUT/index/NAME-VERSION.<sha256>.json` for per-file delta updates: each file's path,
 /// SHA-256, size and mode. A file's content is the object
 /// `OUT/objects/<first 2 hex digits>/<sha256>`. The manifest names the index by
 /// its hash (``IndexReference``), so a signed manifest covers every byte.

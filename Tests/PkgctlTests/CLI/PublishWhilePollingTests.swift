@@ -1,0 +1,112 @@
+import Foundation
+import Testing
+@testable import PkgCore
+
+/// Devices polling an origin while a release is being published to it: with `pkgctl publish` none
+/// ever fails or reports a failure, and `fleet watch` never halts the good release; a copy in the
+/// order a parallel sync may choose (the manifest first) makes a device fail at once.
+@Suite struct PublishWhilePollingTests {
+    let temp: TemporaryDirectory
+    let out: String
+    let dest: String
+    let origin: NginxOrigin
+    var manifestURL: String { origin.baseURL + "/manifest.json" }
+
+    init() throws {
+        temp = try TemporaryDirectory()
+        out = temp.path + "/out"
+        dest = try temp.makeDirectory("dest")
+        origin = try NginxOrigin(root: dest, accessLog: true)
+    }
+
+    /// A release of 300 files of 2 KB, a tenth of them new in each release, so a publish takes a while.
+    func pack(_ release: Int, _ extra: [String] = []) throws {
+        let source = temp.path + "/src"
+        if release == 1 { try BundleFixtures.makeTree(at: source, files: 300, size: 2_000, seed: 1) }
+        try BundleFixtures.makeTree(at: source + "/changed", files: 30, size: 2_000, seed: UInt64(release) + 100)
+        let packed = try PkgctlProcess.run(["pack", source, "--name", "app", "--version", "1.0.\(release)", "--out", out,
+                                            "--route", "www.example.com/app"] + extra)
+        #expect(packed.status == 0, "\(packed.stderr)")
+    }
+
+    func update(_ device: Int) throws -> PkgctlProcess.Result {
+        try Self.update(device, in: temp.path, manifest: manifestURL)
+    }
+
+    static func update(_ device: Int, in folder: String, manifest: String) throws -> PkgctlProcess.Result {
+        try PkgctlProcess.run(["update", "--root", folder + "/device\(device)", "--manifest", manifest,
+                               "--device-id", "device\(device)"])
+    }
+
+    /// Runs `work` while three devices poll in a loop (each at most 400 runs); returns every poll's result.
+    func whileDevicesPoll(_ work: () throws -> Void) throws -> [PkgctlProcess.Result] {
+        let done = PosixMutex(false), results = PosixMutex<[PkgctlProcess.Result]>([])
+        let finished = DispatchGroup()
+        let folder = temp.path, manifest = manifestURL
+        for device in 0..<3 {
+            finished.enter()
+            Thread {
+                defer { finished.leave() }
+                for _ in 0..<400 where !done.withLock({ $0 }) {
+                    guard let result = try? Self.update(device, in: folder, manifest: manifest) else { return }
+                    results.withLock { $0.append(result) }
+                }
+            }.start()
+        }
+        defer {
+            done.withLock { $0 = true }
+            finished.wait()
+        }
+        try work()
+        done.withLock { $0 = true }
+        finished.wait()
+        return results.withLock { $0 }
+    }
+
+    @Test func devicesPollingThroughAPublishNeverFail() throws {
+        try pack(1)
+        #expect(try PkgctlProcess.run(["publish", out, dest]).status == 0)
+        for device in 0..<3 { #expect(try update(device).status == 0) }
+
+        var polls: [PkgctlProcess.Result] = []
+        var watched: [String] = []
+        for release in 2...5 {
+            // The last release rolls out in steps that fleet watch takes on the devices' reports.
+            try pack(release, release == 5 ? ["--rollout", "50"] : [])
+            polls += try whileDevicesPoll {
+                let published = try PkgctlProcess.run(["publish", out, dest])
+                #expect(published.status == 0, "\(published.stderr)")
+            }
+            let log = try #require(origin.combinedAccessLogPath)
+            _ = origin.settledAccessLog()
+            let watch = try PkgctlProcess.run(["fleet", "watch", out, "app", "--log", log, "--interval", "0",
+                                               "--max-failure-rate", "1", "--min-devices", "1", "--steps", "50,100"])
+            watched.append(watch.stdout)
+            #expect(try PkgctlProcess.run(["publish", out, dest]).status == 0)
+        }
+        let failed = polls.filter { $0.status != 0 }
+        #expect(failed.isEmpty, "\(failed.count) of \(polls.count) polls failed: \(failed.first?.stderr ?? "")")
+        #expect(polls.count >= 12, "the devices polled during the publishes: \(polls.count)")
+        #expect(origin.outcomeReports().allSatisfy { $0.outcome != .failed }, "no failure reported")
+        #expect(!watched.joined().contains("halt"), "\(watched)")
+        for device in 0..<3 { _ = try update(device) }
+        #expect((0..<3).map { PackageStore(root: temp.path + "/device\($0)").activeVersion(of: "app") }
+                == Array(repeating: "1.0.5", count: 3), "fleet watch took the release to every device: \(watched)")
+    }
+
+    @Test func theManifestUploadedFirstFailsADevice() throws {
+        try pack(1)
+        #expect(try PkgctlProcess.run(["publish", out, dest]).status == 0)
+        #expect(try update(0).status == 0)
+        try pack(2)
+        // What a parallel `aws s3 sync` may do: the new manifest lands before the files it names.
+        try FileManager.default.removeItem(atPath: dest + "/manifest.json")
+        try FileManager.default.copyItem(atPath: out + "/manifest.json", toPath: dest + "/manifest.json")
+        let early = try update(0)
+        #expect(early.status == 1 && early.stderr.contains("HTTP 404"), "\(early.stderr)")
+        #expect(origin.outcomeReports().contains { $0.outcome == .failed && $0.release == "1.0.2" },
+                "the failure is reported against the good release")
+        #expect(try PkgctlProcess.run(["publish", out, dest]).status == 0)
+        #expect(try update(0).status == 0)
+    }
+}
