@@ -7,7 +7,8 @@ import PkgCore
 /// without checking it). An accepted manifest is valid, lists a package once per runtime
 /// range (each of which parses, and answers for a few host versions without trapping),
 /// its names and versions are safe directory names, and it encodes to JSON that parses
-/// to an equal manifest; open and parse agree on a plain manifest.
+/// to an equal manifest; open and parse agree on a plain manifest. Every relative URL that
+/// `publish` and `prune` take as a file of the publishing folder stays inside it.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzManifest(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = FuzzInput(data, size).bytes
@@ -38,6 +39,14 @@ private func check(_ manifest: Manifest) {
             fuzzCheck(false, "accepted spaFallback \(fallback.debugDescription)")
         }
         if let rollout = entry.rollout { fuzzCheck((0...100).contains(rollout.percent), "accepted percent \(rollout.percent)") }
+        let urls = [entry.url, entry.index?.url, entry.rollout?.previous?.url].compactMap { $0 } + entry.deltas.map(\.url)
+        for url in urls {
+            guard let path = try? ManifestReferences.localPath(url, source: "fuzz", label: entry.name) else { continue }
+            let components = path.split(separator: "/", omittingEmptySubsequences: false)
+            fuzzCheck(!path.hasPrefix("/") && !components.contains { $0.isEmpty || $0 == "." || $0 == ".." }
+                      && !path.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "\\") },
+                      "publish would take \(url.debugDescription) as a file of the publishing folder")
+        }
     }
     do {
         let encoded = try manifest.encoded()

@@ -68,7 +68,7 @@ public struct ManifestReferences: Sendable {
 
     /// The path inside the folder that `url` (relative to the manifest's URL) names; nil for a
     /// URL with a scheme. Refuses, naming `label`, a relative URL that could name anything else.
-    static func localPath(_ url: String, source: String, label: String) throws -> String? {
+    public static func localPath(_ url: String, source: String, label: String) throws -> String? {
         if url.hasPrefix("https://") || url.hasPrefix("http://") { return nil }
         let refused = url.isEmpty || url.hasPrefix("/") || url.utf8.contains { byte in
             byte < 0x20 || byte == 0x7f || byte == UInt8(ascii: "%") || byte == UInt8(ascii: "?")
