@@ -5,7 +5,8 @@
 ///   columns of `cs-uri-stem` and `cs-uri-query` for the lines after it, up to the next one
 ///   (a file may hold several blocks); other `#` lines (`#Version:`) are skipped.
 /// - **Cloudflare Logpush** (`http_requests`, one JSON object a line): a line starting with
-///   `{` is read by its `ClientRequestURI`; one without it is read like any line.
+///   `{` is read by its `ClientRequestURI` (a report when its path ends with `/report/v1`);
+///   one without it is read like any line.
 /// - **Any other line** (nginx `combined`, Fastly, Akamai, any format logging the request
 ///   target): ``FleetTally/add(line:)``.
 ///
@@ -48,13 +49,13 @@ public struct ReportLogReader: Sendable {
             tally.add(line: line)
             return
         }
-        scratch.withUnsafeBufferPointer { uri in
-            guard let start = uri.offset(after: "/report/v1?") else { return }
-            if found == .cut {
-                tally.addUnreadable()
-            } else {
-                tally.add(query: UnsafeBufferPointer(rebasing: uri[start...]))
-            }
+        // A report request: the path (up to the first `?`) ends with /report/v1.
+        guard let mark = scratch.firstIndex(of: UInt8(ascii: "?")),
+              scratch[..<mark].reversed().starts(with: "/report/v1".utf8.reversed()) else { return }
+        if found == .cut {
+            tally.addUnreadable()
+        } else {
+            scratch.withUnsafeBufferPointer { tally.add(query: UnsafeBufferPointer(rebasing: $0[(mark + 1)...])) }
         }
     }
 }
