@@ -8,8 +8,9 @@ struct FleetReportCommand: ParsableCommand {
         commandName: "report",
         abstract: "Sum up the outcome reports in origin access logs, per package release.",
         discussion: """
-            Reads logs in nginx's combined format, or any format that logs the request line, and \
-            counts the GET .../report/v1?... requests pkgctl update sends: distinct devices, installs, \
+            Reads logs in nginx's combined format (or any format that logs the request line), CloudFront \
+            standard logs and Cloudflare Logpush JSON lines, any of them gzipped (told by the bytes, not the \
+            name), and counts the GET .../report/v1?... requests pkgctl update sends: distinct devices, installs, \
             rollbacks by cause, failures by error code, and the failure rate among the devices that tried \
             the release (installed, rolled back or failed; a later install clears a failure) with its 95 % \
             interval, and what the devices' resolvers saw go wrong while serving it: 404s from the origin \
@@ -17,7 +18,7 @@ struct FleetReportCommand: ParsableCommand {
             No LOG, or -, reads stdin. A report line that does not read is counted as unreadable.
             """)
 
-    @Argument(help: ArgumentHelp("Access logs to read (- for stdin).", valueName: "log"))
+    @Argument(help: ArgumentHelp("Access logs to read, plain or gzipped (- for stdin).", valueName: "log"))
     var logs: [String] = []
 
     @Flag(help: "Print the tally as JSON.")
@@ -26,7 +27,7 @@ struct FleetReportCommand: ParsableCommand {
     func run() throws {
         var tally = FleetTally()
         for log in logs.isEmpty ? ["-"] : logs {
-            try reportingErrors(json: json) { try LogLines.read(log) { tally.add(line: $0) } }
+            try reportingErrors(json: json) { try LogLines.readReports(log, into: &tally) }
         }
         if json {
             try Output.printJSON(FleetSummary(tally))

@@ -83,7 +83,7 @@ struct FleetWatchCommand: ParsableCommand {
     func run() throws {
         var tally = FleetTally()
         for log in logs {
-            try reportingErrors { try LogLines.read(log) { tally.add(line: $0) } }
+            try reportingErrors { try LogLines.readReports(log, into: &tally) }
         }
         let watch = RolloutWatch(outputDirectory: out, name: name, steps: parsedSteps ?? [],
                                  interval: DurationText.parse(interval) ?? 0, maxFailureRate: maxFailureRate / 100,

@@ -6,6 +6,11 @@ import PkgCore
 /// unreadable, never both; a query that reads gives a report whose own `query` reads back equal,
 /// with every field printable ASCII within the field limit and counts not negative; a tally's
 /// rates (failures, 404s inside the app) stay within 0...1.
+///
+/// The same lines through `ReportLogReader` (CloudFront `#Fields:` blocks, Logpush JSON lines):
+/// each line counted at most once, a line not starting with `{` only when it holds `/report/v1`,
+/// and the same bounds on the tally. An input starting with gzip's magic number goes through
+/// `GzipReader` whole and in pieces of 1 to 8 bytes: the same bytes out, and the same verdict.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzFleetLog(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = FuzzInput(data, size)
@@ -36,6 +41,59 @@ public func fuzzFleetLog(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
                   "\(query.prefix(300).debugDescription) reads as a report whose query \(report.query.debugDescription) reads otherwise")
     }
     fuzzCheck(tally.reports + tally.unreadable == reportLines, "the tally's counts are not the lines counted")
+    checkBounds(tally)
+    checkReportLogReader(input.bytes)
+    if input.bytes.starts(with: [0x1f, 0x8b]) { checkGzip(input.bytes) }
+    return 0
+}
+
+/// `ReportLogReader` over the input's lines: at most one count a line, and only for a report request.
+private func checkReportLogReader(_ bytes: [UInt8]) {
+    var tally = FleetTally()
+    var reader = ReportLogReader()
+    for line in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+        let before = tally.reports + tally.unreadable
+        let copy = Array(line)
+        copy.withUnsafeBufferPointer { reader.read(line: $0, into: &tally) }
+        let counted = tally.reports + tally.unreadable - before
+        fuzzCheck(counted <= 1, "one line counted \(counted) times by the reader")
+        if counted == 1, copy.first != UInt8(ascii: "{") {
+            fuzzCheck(end(of: Array("/report/v1".utf8), in: copy) != nil,
+                      "a line without /report/v1 was counted: \(String(decoding: copy.prefix(200), as: UTF8.self).debugDescription)")
+        }
+    }
+    checkBounds(tally)
+}
+
+/// Inflated whole and in pieces of 1 to 8 bytes (the size from the input's last byte): the
+/// same output, and an error either both times or neither.
+private func checkGzip(_ bytes: [UInt8]) {
+    func inflate(pieceSize: Int) -> (output: [UInt8], failed: Bool) {
+        var output: [UInt8] = []
+        do {
+            let reader = try GzipReader(what: "fuzz", outputSize: 4096)
+            var start = 0
+            while start < bytes.count {
+                let end = min(bytes.count, start + pieceSize)
+                try bytes[start..<end].withUnsafeBufferPointer { piece in
+                    try reader.feed(piece) { output += $0 }
+                }
+                start = end
+            }
+            try reader.finish()
+            return (output, false)
+        } catch {
+            return (output, true)
+        }
+    }
+    let whole = inflate(pieceSize: bytes.count)
+    let pieces = inflate(pieceSize: Int(bytes.last! % 8) + 1)
+    fuzzCheck(whole.failed == pieces.failed, "whole: failed \(whole.failed), in pieces: failed \(pieces.failed)")
+    if !whole.failed { fuzzCheck(whole.output == pieces.output, "whole and in pieces inflate to different bytes") }
+}
+
+/// Rates and intervals within 0...1, and no outcome with more devices than the release.
+private func checkBounds(_ tally: FleetTally) {
     for release in tally.releases {
         fuzzCheck((0...1).contains(release.failureRate), "failure rate \(release.failureRate)")
         let interval = release.failureRateInterval
@@ -49,7 +107,6 @@ public func fuzzFleetLog(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         fuzzCheck(release.notFoundDevices <= release.devices.count && release.servingDevices <= release.devices.count,
                   "more devices meeting 404s or serving than reported")
     }
-    return 0
 }
 
 /// The index just past the first `needle` in `haystack`.

@@ -7,7 +7,8 @@ import CSystemShims
 /// A line is a report when it holds `/report/v1?` (in the request target of nginx's combined
 /// format, and of any `log_format` that keeps `$request` or `$request_uri`); its query is read
 /// as an ``OutcomeReport``. A report line that does not read, or one longer than ``lineLimit``,
-/// is counted as unreadable; other lines (the site's own traffic) are skipped.
+/// is counted as unreadable; other lines (the site's own traffic) are skipped. Logs that keep
+/// the query apart from the line (CloudFront, Cloudflare Logpush) are read by ``ReportLogReader``.
 ///
 /// ```swift
 /// var tally = FleetTally()
@@ -149,7 +150,13 @@ public struct FleetTally: Sendable {
         while end < line.count, line[end] != UInt8(ascii: " "), line[end] != UInt8(ascii: "\""), line[end] != UInt8(ascii: "\t") {
             end += 1
         }
-        guard let report = OutcomeReport(query: Substring(String(decoding: line[start..<end], as: UTF8.self))) else {
+        add(query: UnsafeBufferPointer(rebasing: line[start..<end]))
+    }
+
+    /// Reads the query of one report request (what follows `/report/v1?`, as the device sent
+    /// it), for logs that keep the query apart from the line (``ReportLogReader``).
+    package mutating func add(query: UnsafeBufferPointer<UInt8>) {
+        guard let report = OutcomeReport(query: Substring(String(decoding: query, as: UTF8.self))) else {
             unreadable += 1
             return
         }
@@ -158,6 +165,11 @@ public struct FleetTally: Sendable {
         // its device sets on every report (seen: 136 µs a report at 16,000 devices).
         byRelease[report.package + "\u{0}" + report.release, default: Release(package: report.package, release: report.release)]
             .record(report)
+    }
+
+    /// Counts a report request whose query cannot be had (its line is longer than ``lineLimit``).
+    package mutating func addUnreadable() {
+        unreadable += 1
     }
 
     /// ``add(line:)`` for bytes in any collection.
