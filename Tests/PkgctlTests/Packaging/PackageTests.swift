@@ -139,6 +139,7 @@ struct PackageTests {
             "./usr/share/fish/vendor_completions.d/pkgctl.fish": "-rw-r--r--",
             "./usr/share/doc/pkgctl/copyright": "-rw-r--r--",
             "./usr/share/doc/pkgctl/changelog.gz": "-rw-r--r--",
+            "./usr/share/doc/pkgctl/examples/origin-nginx.conf": "-rw-r--r--",
             "./usr/share/man/man1/pkgctl.1.gz": "-rw-r--r--",
         ]
         for unit in DebianPackage.units { expected[".\(DebianPackage.unitDirectory)/\(unit)"] = "-rw-r--r--" }

@@ -55,7 +55,12 @@ final class NginxOrigin {
     ///     read them with ``accessLog()``.
     /// With `gzip`, nginx compresses what it sends (any type, 256 bytes or more) to
     /// clients that accept it, as the README advises an origin to.
-    init(root: String, tls: Bool = false, accessLog: Bool = false, gzip: Bool = false) throws {
+    /// With `originConfig`, the public server block also `include`s the shipped
+    /// `packaging/origin/nginx.conf` (Cache-Control per file class, gzip, `report/v1`
+    /// answered 204), as an operator's server block would; its regex locations then win
+    /// over the test paths above for the names they match.
+    init(root: String, tls: Bool = false, accessLog: Bool = false, gzip: Bool = false,
+         originConfig: Bool = false) throws {
         let directory = try TemporaryDirectory(prefix: "pkgctl-nginx")
         let authority = tls ? try TestCertificateAuthority(in: directory.path) : nil
         let truncatingOrigin = try TruncatingOrigin(root: root)
@@ -66,7 +71,8 @@ final class NginxOrigin {
             let port = try Loopback.freePort()
             let configuration = Self.configuration(
                 directory: directory.path, root: root, port: port, authority: authority,
-                truncatingPort: truncatingOrigin.port, accessLog: accessLogPath, gzip: gzip)
+                truncatingPort: truncatingOrigin.port, accessLog: accessLogPath, gzip: gzip,
+                originConfig: originConfig)
             try Data(configuration.utf8).write(to: URL(fileURLWithPath: directory.path("nginx.conf")))
             let errorLog = directory.path("error.log")
             try? FileManager.default.removeItem(atPath: errorLog)
@@ -160,11 +166,14 @@ final class NginxOrigin {
         return false
     }
 
+    /// The nginx include the .deb ships for origins (`packaging/origin/nginx.conf`).
+    static let originConfigPath = BundleFixtures.repository + "/packaging/origin/nginx.conf"
+
     // MARK: - Private
 
     private static func configuration(
         directory: String, root: String, port: UInt16, authority: TestCertificateAuthority?,
-        truncatingPort: UInt16, accessLog: String?, gzip: Bool
+        truncatingPort: UInt16, accessLog: String?, gzip: Bool, originConfig: Bool
     ) -> String {
         let listen: String
         if let authority {
@@ -215,6 +224,7 @@ final class NginxOrigin {
                     \(listen)
                     \(accessLog.map { "access_log \"\($0)\" pkgctl; access_log \"\($0).combined\" combined;" } ?? "")
                     root "\(root)";
+                    \(originConfig ? "include \"\(Self.originConfigPath)\";" : "")
                     location /fail-once/ { proxy_pass http://fail_once/; proxy_next_upstream off; }
                     location /cut-once/ { proxy_pass http://cut_once/; proxy_next_upstream off; }
                     location /always-500/ { return 500; }
