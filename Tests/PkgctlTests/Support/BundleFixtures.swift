@@ -34,6 +34,13 @@ enum BundleFixtures {
         }
     }
 
+    /// Forgets what `origin` published (its manifest and zips), so the next `Publisher.publish` may re-pack a
+    /// version with other bytes, as an earlier pkgctl did: for tests of what a device does when that happens.
+    static func forgetPublishedReleases(in origin: String) throws {
+        unlink(origin + "/manifest.json")
+        try? FileManager.default.removeItem(atPath: origin + "/zips")
+    }
+
     /// Writes a tree of `files` files of `size` random bytes each, in nested folders.
     static func makeTree(at path: String, files: Int, size: Int, seed: UInt64 = 1) throws {
         var generator = SplitMix(seed: seed)

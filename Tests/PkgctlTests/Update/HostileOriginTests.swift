@@ -75,7 +75,7 @@ import Testing
     @Test func deltaObjectsThatDripAreCutOffAtTheMinimumRate() throws {
         let origin = try HostileOrigin(root: originRoot)
         // A new release line on this origin: 1.0.0 as the suite published it is not re-packed with other bytes.
-        unlink(originRoot + "/manifest.json")
+        try BundleFixtures.forgetPublishedReleases(in: originRoot)
         // Both versions: the demo plus 100 KB that does not compress and does not change, so the
         // changed files as objects cost less than the zip, and the update goes by objects.
         for version in ["1.0.0", "1.1.0"] {

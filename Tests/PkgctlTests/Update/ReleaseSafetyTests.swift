@@ -240,7 +240,7 @@ import Testing
         let original = try #require(try store.record(of: "demo", version: "1.0.0"))
         // 1.0.0 re-published with other content (pack refuses that; a publisher that lost its manifest,
         // or an earlier pkgctl, does not), but its zip cannot be fetched.
-        unlink(originRoot + "/manifest.json")
+        try BundleFixtures.forgetPublishedReleases(in: originRoot)
         let republished = try Publisher(outputDirectory: originRoot).publish(
             source: BundleFixtures.demoSource("1.1.0"), name: "demo", version: "1.0.0", routes: ["www.example.com/app"])
         try BundleFixtures.editManifest(in: originRoot) { $0.packages[0].url = "http://127.0.0.1:1/demo-1.0.0.zip" }
@@ -263,7 +263,7 @@ import Testing
         try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)
         #expect(try updater().run().succeeded)
         let installed = try #require(try store.record(of: "demo", version: "1.0.0"))
-        unlink(originRoot + "/manifest.json")  // pack refuses a re-pack; an earlier pkgctl did not
+        try BundleFixtures.forgetPublishedReleases(in: originRoot)  // pack refuses a re-pack; an earlier pkgctl did not
         try Publisher(outputDirectory: originRoot).publish(
             source: BundleFixtures.demoSource("1.1.0"), name: "demo", version: "1.0.0", routes: ["www.example.com/app"])
         let report = try updater().run()
