@@ -1,5 +1,3 @@
-import Crypto
-
 extension Publisher {
     /// Publishes `version` of `name` here exactly as the publishing folder `source` (another
     /// channel: staging) publishes it, never rebuilt: its zip, index and every object are copied
@@ -35,7 +33,7 @@ extension Publisher {
         entry.revoked = revokedBefore
         var index: PublishedFileIndex?
         for file in files where !file.path.hasPrefix("deltas/") {
-            let content = try Self.read(file, in: source)
+            let content = try file.read(in: source, namedBy: sourceManifest)
             if file.sha256 == release.sha256 {
                 entry.url = PublishedLayout.zip(name: name, version: version, sha256: file.sha256)
                 try writeContentNamed(content, to: entry.url)
@@ -71,17 +69,5 @@ extension Publisher {
             throw PkgError(.invalidArgument, "\(source) names \(name) \(version) for several runtimes; name one with --runtime")
         }
         return release
-    }
-
-    /// The bytes of `file` in the folder `source`, which must have the size and SHA-256 named.
-    private static func read(_ file: PublishedFile, in source: String) throws -> [UInt8] {
-        let path = source + "/" + file.path
-        guard let bytes = try FileSystem.read(path, limit: file.size.map { Int(clamping: $0) } ?? .max) else {
-            throw PkgError(.fileSystem, "\(path): missing, yet \(source)/manifest.json names it")
-        }
-        guard file.size.map({ $0 == UInt64(bytes.count) }) ?? true, SHA256.hash(data: bytes).hexString == file.sha256 else {
-            throw PkgError(.checksumMismatch, "\(path): not the bytes \(source)/manifest.json names (other size or SHA-256)")
-        }
-        return bytes
     }
 }

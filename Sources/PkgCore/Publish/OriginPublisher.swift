@@ -32,7 +32,7 @@ public struct OriginPublisher: Sendable {
     /// Publishes; with `dryRun`, only finds what it would copy. `progress` hears of every copied file.
     public func publish(dryRun: Bool = false, progress: ((PublishProgress) -> Void)? = nil) throws -> PublishSummary {
         let manifestPath = source + "/" + PublishedLayout.manifestName
-        guard let manifest = try Self.readRegularFile(manifestPath) else {
+        guard let manifest = try PublishedFile.readRegularFile(manifestPath) else {
             throw PkgError(.invalidArgument, "\(manifestPath) does not exist: nothing to publish (pkgctl pack writes it)")
         }
         let opened = try TrustPolicy().open(manifest, source: manifestPath, now: .distantPast)
@@ -54,7 +54,7 @@ public struct OriginPublisher: Sendable {
         }
         for (name, bytes) in [(PublishedLayout.timestampName, timestamp), (PublishedLayout.manifestName, manifest)] {
             guard let bytes else { continue }
-            if try Self.readRegularFile(destination + "/" + name) != bytes { summary.mutableFiles.append(name) }
+            if try PublishedFile.readRegularFile(destination + "/" + name) != bytes { summary.mutableFiles.append(name) }
         }
         var state = PublishProgress(totalFiles: toCopy.count,
                                     totalBytes: toCopy.reduce(0) { $0 + ($1.size ?? 0) })
@@ -67,7 +67,7 @@ public struct OriginPublisher: Sendable {
         var staged: [(temporary: String, path: String)] = []
         do {
             for file in toCopy {
-                let bytes = try readSource(file)
+                let bytes = try file.read(in: source, namedBy: manifestPath)
                 let path = destination + "/" + file.path
                 try FileSystem.makeDirectories(PathName.parent(path))
                 let temporary = PathName.parent(path) + "/" + FileSystem.temporaryPrefix + "\(getpid())-" + PathName.lastComponent(path)
@@ -105,7 +105,7 @@ public struct OriginPublisher: Sendable {
     /// `timestamp.json` of the source, which must name its manifest; nil when there is none.
     private func readTimestamp(naming manifest: OpenedManifest) throws -> [UInt8]? {
         let path = source + "/" + PublishedLayout.timestampName
-        guard let bytes = try Self.readRegularFile(path, limit: Timestamp.maxSize) else { return nil }
+        guard let bytes = try PublishedFile.readRegularFile(path, limit: Timestamp.maxSize) else { return nil }
         let envelope = try SignedEnvelope.parse(bytes, source: path, what: "timestamp")
         let timestamp = try Timestamp.parse(envelope.payloadBytes, source: path)
         guard timestamp.manifestSHA256 == manifest.payloadSHA256 else {
@@ -126,7 +126,7 @@ public struct OriginPublisher: Sendable {
     private func refuseOlderThanDestination(_ opened: OpenedManifest, bytes: [UInt8]) throws {
         let path = destination + "/" + PublishedLayout.manifestName
         guard opened.isSigned, let sequence = opened.manifest.sequence,
-              let current = try Self.readRegularFile(path), current != bytes,
+              let current = try PublishedFile.readRegularFile(path), current != bytes,
               let there = try? TrustPolicy().open(current, source: path, now: .distantPast),
               there.isSigned, let theirs = there.manifest.sequence, theirs >= sequence else { return }
         throw PkgError(.invalidArgument, "\(path) has sequence \(theirs), " + (theirs == sequence ? "the same as" : "higher than")
@@ -151,33 +151,6 @@ public struct OriginPublisher: Sendable {
                            + "remove it (and purge it from the CDN) if it is debris")
         }
         return UInt64(bytes.count)
-    }
-
-    /// The bytes of `file` in the source, which must be a regular file with the size and SHA-256 named.
-    private func readSource(_ file: PublishedFile) throws -> [UInt8] {
-        let path = source + "/" + file.path
-        guard let bytes = try Self.readRegularFile(path, limit: file.size.map { Int(clamping: $0) } ?? .max) else {
-            throw PkgError(.fileSystem, "\(path): missing, yet the manifest names it")
-        }
-        guard file.size.map({ $0 == UInt64(bytes.count) }) ?? true, SHA256.hash(data: bytes).hexString == file.sha256 else {
-            throw PkgError(.checksumMismatch, "\(path): not the bytes the manifest names (other size or SHA-256)")
-        }
-        return bytes
-    }
-
-    /// The bytes of the regular file at `path` (at most `limit` and one more), nil when it does
-    /// not exist; a symlink or anything else that is not a regular file is refused.
-    private static func readRegularFile(_ path: String, limit: Int = .max) throws -> [UInt8]? {
-        var info = stat()
-        guard lstat(path, &info) == 0 else {
-            if errno == ENOENT { return nil }
-            throw fileSystemError("stat", path)
-        }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            let what = info.st_mode & S_IFMT == S_IFLNK ? "a symlink" : "not a regular file"
-            throw PkgError(.unsafeEntry, "\(path): \(what); publish copies regular files only")
-        }
-        return try FileSystem.read(path, limit: limit)
     }
 
     /// Creates `path` (which must not exist) holding `bytes`, mode 0644; not flushed (the caller syncs).

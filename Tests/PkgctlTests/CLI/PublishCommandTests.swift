@@ -205,7 +205,7 @@ import Testing
         let zip = out + "/" + entry.url
         try FileManager.default.moveItem(atPath: zip, toPath: temp.path + "/moved.zip")
         try FileManager.default.createSymbolicLink(atPath: zip, withDestinationPath: temp.path + "/moved.zip")
-        expectOneLineError(try PkgctlProcess.run(["publish", out, dest]), "\(zip): a symlink; publish copies regular files only")
+        expectOneLineError(try PkgctlProcess.run(["publish", out, dest]), "\(zip): a symlink; publishing copies regular files only")
         try expectUnchanged("symlink")
         try FileManager.default.removeItem(atPath: zip)
         try FileManager.default.moveItem(atPath: temp.path + "/moved.zip", toPath: zip)
