@@ -1,4 +1,5 @@
 import ArgumentParser
+import FoundationEssentials
 import PkgCore
 
 struct PruneCommand: ParsableCommand {
@@ -33,12 +34,16 @@ struct PruneCommand: ParsableCommand {
     }
 
     func run() throws {
-        let seconds = DurationText.parse(grace) ?? OriginPruner.defaultGrace
+        let seconds = DurationText.parse(grace)!  // validate() parsed it
         let pruner = OriginPruner(directory: directory, keep: keep, grace: seconds)
         let summary = try reportingErrors { try pruner.prune(dryRun: dryRun) }
         for path in summary.removed { print((dryRun ? "would remove " : "removed ") + path) }
         let what = summary.removed.isEmpty ? "nothing to remove"
             : (dryRun ? "would remove" : "removed") + " \(summary.removed.count) files, \(summary.removedBytes) bytes"
+        if let start = summary.historyStarts {
+            print("the archived manifests (\(directory)/manifests/) start \(start.formatted(.iso8601)), within the grace "
+                  + "period: the manifests before them are not known, so nothing is removed before \(grace) after that")
+        }
         let manifests = "\(summary.manifests) manifest\(summary.manifests == 1 ? "" : "s")"
         print("\(what); kept \(summary.kept) files (\(summary.keptBytes) bytes): named by \(manifests) current within "
               + "\(DurationText.format(seconds: seconds)) or by each package's \(keep) newest versions, or younger than that")

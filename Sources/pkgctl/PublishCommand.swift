@@ -26,11 +26,11 @@ struct PublishCommand: ParsableCommand {
     func run() throws {
         let bar = !dryRun && Output.stderrIsTerminal ? ProgressBar() : nil
         let summary = try reportingErrors {
-            try OriginPublisher(from: out, to: destination).publish(dryRun: dryRun, progress: bar.map { bar in
+            defer { bar?.clear() }  // before the summary, or the error, is printed
+            return try OriginPublisher(from: out, to: destination).publish(dryRun: dryRun, progress: bar.map { bar in
                 { bar.handle($0) }
             })
         }
-        bar?.clear()
         let sequence = summary.sequence.map { " (sequence \($0))" } ?? ""
         let last = summary.mutableFiles.isEmpty ? "manifest.json\(sequence) already there"
             : summary.mutableFiles.joined(separator: " then ") + sequence + " last"

@@ -33,7 +33,7 @@ extension Publisher {
         var named = false
         for entry in manifest.packages where entry.name == name {
             let releases = [Release(entry)] + (entry.rollout?.previous.map { [$0] } ?? [])
-            for release in releases where release.version == version {
+            for release in releases where PackageVersion(release.version) == PackageVersion(version) {
                 named = true
                 guard release.sha256 != sha256 else { continue }
                 let unreleased = release == Release(entry) && entry.rollout?.percent == 0 && entry.rollout?.devices == nil

@@ -16,8 +16,13 @@ extension Publisher {
             throw PkgError(.invalidArgument, "\(sourceManifest) does not exist: nothing to promote")
         }
         let release = try Self.release(name: name, version: version, runtime: runtime, in: bytes, source: sourceManifest)
-        let references = try ManifestReferences(manifest: bytes, in: source)
-        let files = references.releases.first { $0.name == name && $0.version == version }?.files ?? []
+        // The source's deltas start from the source's versions; this folder writes its own.
+        let (files, _) = try ManifestReferences.files(of: release, name: name, in: source, source: sourceManifest)
+        let local = Set(files.map(\.0.path))
+        guard local.contains(release.url), release.index.map({ local.contains($0.url) }) ?? true else {
+            throw PkgError(.invalidArgument, "\(sourceManifest): \(name) \(version): its zip or index is at a URL with a "
+                           + "scheme; promote copies the files of \(source) only")
+        }
 
         try FileSystem.makeDirectories(outputDirectory)
         let lock = try lockOutput()
@@ -32,18 +37,19 @@ extension Publisher {
         var entry = release.entry(name: name)
         entry.revoked = revokedBefore
         var index: PublishedFileIndex?
-        for file in files where !file.path.hasPrefix("deltas/") {
+        for (file, kind) in files where kind != .delta {
             let content = try file.read(in: source, namedBy: sourceManifest)
-            if file.sha256 == release.sha256 {
+            switch kind {
+            case .zip:
                 entry.url = PublishedLayout.zip(name: name, version: version, sha256: file.sha256)
                 try writeContentNamed(content, to: entry.url)
-            } else if file.sha256 == release.index?.sha256, let reference = release.index {
+            case .index:
                 index = try PublishedFileIndex.parse(content, label: "\(name) \(version)", limits: ExtractionLimits())
-                entry.index = IndexReference(url: PublishedLayout.index(name: name, version: version, sha256: file.sha256),
-                                             sha256: reference.sha256, size: reference.size)
-                try writeContentNamed(content, to: entry.index!.url)
-            } else {
-                try writeContentNamed(content, to: PublishedFileIndex.objectPath(file.sha256))
+                let path = PublishedLayout.index(name: name, version: version, sha256: file.sha256)
+                entry.index = IndexReference(url: path, sha256: file.sha256, size: UInt64(content.count))
+                try writeContentNamed(content, to: path)
+            case .object, .delta:
+                try writeContentNamed(content, to: file.path)
             }
         }
         entry.deltas = try index.map { try publishDeltas(to: $0, name: name, version: version, from: deltaFrom) } ?? []

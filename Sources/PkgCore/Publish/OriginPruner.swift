@@ -36,8 +36,13 @@ public struct OriginPruner: Sendable {
         self.grace = grace
     }
 
-    /// Prunes; with `dryRun`, only lists what it would remove.
+    /// Prunes; with `dryRun`, only lists what it would remove. Holds the folder's lock (and
+    /// `pack`'s, in a `pack` output folder) throughout, so no `pack` or `publish` adds a file
+    /// meanwhile that it would take for old.
     public func prune(dryRun: Bool = false, now: Date = Date()) throws -> PruneSummary {
+        var locks = [try StoreLock(directory: directory)]
+        if FileSystem.exists(directory + "/.pkgctl-lock") { locks.append(try StoreLock(path: directory + "/.pkgctl-lock")) }
+        defer { withExtendedLifetime(locks) {} }
         let manifestPath = directory + "/" + PublishedLayout.manifestName
         guard let current = try FileSystem.read(manifestPath) else {
             throw PkgError(.invalidArgument, "\(manifestPath) does not exist: prune keeps what a manifest names, and "
@@ -47,30 +52,44 @@ public struct OriginPruner: Sendable {
         let protected = Set(named.files.map(\.path))
         var live = protected
         var summary = PruneSummary(manifests: 1)
-        let horizon = now.timeIntervalSince1970 - grace
+        var horizon = now.timeIntervalSince1970 - grace
 
         // Archived manifests, oldest first: each was current until the next one was written.
         let archives = try files(in: "manifests").compactMap { path -> (path: String, stamp: Double)? in
             PublishedLayout.namedDigest(of: path) == nil ? nil : (path, modificationTime(path))
         }.sorted { $0.stamp < $1.stamp }
-        var releases: [String: [String: (files: [PublishedFile], archive: String?)]] = [:]
-        for release in named.releases { releases[release.name, default: [:]][release.version] = (release.files, nil) }
-        for (position, archive) in archives.enumerated().reversed() {
-            guard let bytes = try FileSystem.read(directory + "/" + archive.path),
-                  let references = try? ManifestReferences(manifest: bytes, in: directory, source: directory + "/" + archive.path,
-                                                           skippingMissingIndexes: true) else { continue }
+        // Manifests written before the oldest archive (by an earlier pkgctl, or by hand) are not
+        // known, and one of them was current until it: until the archives reach back past the grace
+        // period, nothing is removed.
+        let oldest = archives.first?.stamp ?? now.timeIntervalSince1970
+        if oldest >= horizon {
+            summary.historyStarts = Date(timeIntervalSince1970: oldest)
+            horizon = -.infinity
+        }
+        var releases: [ReleaseKey: (files: [PublishedFile], archive: String?)] = [:]
+        for release in named.releases { releases[ReleaseKey(release)] = (release.files, nil) }
+        for (position, archive) in archives.enumerated().reversed() where archive.path != named.archive.path {
+            let path = directory + "/" + archive.path
+            guard let bytes = try FileSystem.read(path) else { continue }
+            let references: ManifestReferences
+            do {
+                references = try ManifestReferences(manifest: bytes, in: directory, source: path, skippingMissingIndexes: true)
+            } catch let error as PkgError {
+                throw PkgError(error.code, "\(error.message); nothing removed (remove the archive if it is not a manifest "
+                               + "this folder served)")
+            }
             let supersededAt = position + 1 < archives.count ? archives[position + 1].stamp : now.timeIntervalSince1970
-            if supersededAt >= horizon, archive.path != named.files.last?.path {
+            if supersededAt >= horizon {
                 live.formUnion(references.files.map(\.path))
                 summary.manifests += 1
             }
-            for release in references.releases where releases[release.name]?[release.version] == nil {
-                releases[release.name, default: [:]][release.version] = (release.files, archive.path)
+            for release in references.releases where releases[ReleaseKey(release)] == nil {
+                releases[ReleaseKey(release)] = (release.files, archive.path)
             }
         }
-        for versions in releases.values {
-            for version in versions.keys.sorted(by: { PackageVersion($1) < PackageVersion($0) }).prefix(keep) {
-                let release = versions[version]!
+        for (_, versions) in Dictionary(grouping: releases, by: { $0.key.slot }) {
+            let newest = versions.sorted { PackageVersion($1.key.version) < PackageVersion($0.key.version) }.prefix(keep)
+            for (_, release) in newest {
                 live.formUnion(release.files.map(\.path))
                 if let archive = release.archive { live.insert(archive) }
             }
@@ -93,15 +112,18 @@ public struct OriginPruner: Sendable {
         return summary
     }
 
-    /// Every file prune may remove: those of the content folders (objects two levels down), and
-    /// the zips at the top that earlier pkgctl named by version.
+    /// Every file prune may remove: the content-named files of the content folders (objects two
+    /// levels down), and the temporary files a killed `pack` or `publish` left there or at the top.
+    /// Nothing else: version-named files of an earlier pkgctl, and a site's own files beside them.
     private func candidates() throws -> [String] {
-        var paths = try files(in: "").filter { $0.hasSuffix(".zip") }
+        var paths = try files(in: "")
         for folder in PublishedLayout.contentFolders where folder != "objects" { paths += try files(in: folder) }
         for fanout in try files(in: "objects") where FileSystem.isDirectory(directory + "/" + fanout) {
             paths += try files(in: fanout)
         }
-        return paths.sorted()
+        return paths.filter { path in
+            PublishedLayout.namedDigest(of: path) != nil || PathName.lastComponent(path).hasPrefix(FileSystem.temporaryPrefix)
+        }.sorted()
     }
 
     /// The entries of `folder` (relative; "" for the top), as relative paths; none when it is missing.

@@ -40,8 +40,23 @@ public struct OriginPublisher: Sendable {
         var summary = PublishSummary(sequence: opened.isSigned ? opened.manifest.sequence : nil)
         let references = try ManifestReferences(manifest: manifest, in: source)
         summary.external = references.external
-        if !dryRun { try prepareDestination() }
+        // Held to the end: no pack or prune changes the source, and no other publish or prune the destination.
+        var locks: [StoreLock] = []
+        defer { withExtendedLifetime(locks) {} }
+        if !dryRun {
+            try prepareDestination()
+            locks.append(try StoreLock(directory: destination))
+            if FileSystem.exists(source + "/.pkgctl-lock") { locks.append(try StoreLock(path: source + "/.pkgctl-lock")) }
+        }
         try refuseOlderThanDestination(opened, bytes: manifest)
+        let oldTimestamp = try PublishedFile.readRegularFile(destination + "/" + PublishedLayout.timestampName,
+                                                             limit: Timestamp.maxSize)
+        if timestamp == nil, oldTimestamp != nil, try PublishedFile.readRegularFile(destination + "/"
+                                                                                   + PublishedLayout.manifestName) != manifest {
+            throw PkgError(.invalidArgument, "\(destination)/\(PublishedLayout.timestampName) names the manifest there now, "
+                           + "and \(source) has no \(PublishedLayout.timestampName) for the new one: devices with --timestamp-key "
+                           + "would refuse it; sign one first (pkgctl timestamp \(source) --key KEYFILE)")
+        }
 
         var toCopy: [PublishedFile] = []
         for file in references.files {
@@ -67,10 +82,12 @@ public struct OriginPublisher: Sendable {
         var staged: [(temporary: String, path: String)] = []
         do {
             for file in toCopy {
-                let bytes = try file.read(in: source, namedBy: manifestPath)
+                // The archived manifest is written from the manifest itself: an earlier pkgctl, or a hand, wrote none.
+                let bytes = file == references.archive ? manifest : try file.read(in: source, namedBy: manifestPath)
                 let path = destination + "/" + file.path
                 try FileSystem.makeDirectories(PathName.parent(path))
                 let temporary = PathName.parent(path) + "/" + FileSystem.temporaryPrefix + "\(getpid())-" + PathName.lastComponent(path)
+                unlink(temporary)  // what a killed publish of this process id left; the lock says none runs
                 try Self.create(bytes, at: temporary)
                 staged.append((temporary, path))
                 state.files += 1
@@ -97,7 +114,18 @@ public struct OriginPublisher: Sendable {
             try FileSystem.writeAtomically(timestamp, to: destination + "/" + PublishedLayout.timestampName)
         }
         if summary.mutableFiles.contains(PublishedLayout.manifestName) {
-            try FileSystem.writeAtomically(manifest, to: destination + "/" + PublishedLayout.manifestName)
+            // Its archive's time says when it became current (prune's grace period counts from the next one).
+            let archive = destination + "/" + references.archive.path
+            if utimensat(AT_FDCWD, archive, nil, 0) != 0 { throw fileSystemError("touch", archive) }
+            do {
+                try FileSystem.writeAtomically(manifest, to: destination + "/" + PublishedLayout.manifestName)
+            } catch {
+                // The timestamp must keep naming the manifest that stays.
+                if summary.mutableFiles.contains(PublishedLayout.timestampName), let oldTimestamp {
+                    try? FileSystem.writeAtomically(oldTimestamp, to: destination + "/" + PublishedLayout.timestampName)
+                }
+                throw error
+            }
         }
         return summary
     }
@@ -122,9 +150,15 @@ public struct OriginPublisher: Sendable {
     }
 
     /// Refuses to replace a destination manifest signed with a higher sequence than `opened`,
-    /// or with the same sequence and other bytes: another publisher got there first.
+    /// or with the same sequence and other bytes (another publisher got there first), and a
+    /// signed one with an unsigned one.
     private func refuseOlderThanDestination(_ opened: OpenedManifest, bytes: [UInt8]) throws {
         let path = destination + "/" + PublishedLayout.manifestName
+        if !opened.isSigned, let current = try PublishedFile.readRegularFile(path),
+           (try? TrustPolicy().open(current, source: path, now: .distantPast))?.isSigned == true {
+            throw PkgError(.invalidArgument, "\(path) is signed and \(source)/\(PublishedLayout.manifestName) is not: devices "
+                           + "that trust signed manifests would refuse it; sign it (pkgctl sign) first")
+        }
         guard opened.isSigned, let sequence = opened.manifest.sequence,
               let current = try PublishedFile.readRegularFile(path), current != bytes,
               let there = try? TrustPolicy().open(current, source: path, now: .distantPast),

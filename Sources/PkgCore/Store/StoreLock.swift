@@ -15,9 +15,22 @@ public final class StoreLock: Sendable {
     }
 
     /// Takes the lock on the file at `path` (created when missing), as ``init(layout:wait:onWait:)`` does.
-    public init(path: String, wait: Bool = true, onWait: (String) -> Void = { _ in }) throws {
+    public convenience init(path: String, wait: Bool = true, onWait: (String) -> Void = { _ in }) throws {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw fileSystemError("open", path) }
+        try self.init(locking: fd, path: path, wait: wait, onWait: onWait)
+    }
+
+    /// Takes the lock on the directory `path` itself, adding no file to it (a folder nginx serves):
+    /// what `publish` and `prune` hold while they change a publishing folder.
+    public convenience init(directory path: String, wait: Bool = true, onWait: (String) -> Void = { _ in }) throws {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw fileSystemError("open", path) }
+        try self.init(locking: fd, path: path, wait: wait, onWait: onWait)
+    }
+
+    /// Locks the open descriptor `fd` of `path`, and owns it (closed on failure too).
+    private init(locking fd: Int32, path: String, wait: Bool, onWait: (String) -> Void) throws {
         if flock(fd, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK else {
                 let error = fileSystemError("flock", path)

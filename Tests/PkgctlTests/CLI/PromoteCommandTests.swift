@@ -67,6 +67,16 @@ import Testing
                                              "--sign", keys + "/production.key"])
         #expect(refused.status == 1 && refused.stderr.contains("demo 1.0.0 was published before with other bytes"),
                 "\(refused.stderr)")
+        // A release whose zip is elsewhere cannot be copied byte for byte: refused, not half-promoted.
+        let elsewhere = temp.path + "/elsewhere"
+        try pack("1.2.0", into: elsewhere, key: "staging", source: source)
+        var manifest = try #require(try PublishedManifest.read(elsewhere + "/manifest.json")).manifest
+        manifest.packages[0].url = "https://cdn.example.com/demo-1.2.0.zip"
+        try (manifest.encoded() + [UInt8(ascii: "\n")]).write(to: URL(fileURLWithPath: elsewhere + "/manifest.json"))
+        let before = try Data(contentsOf: URL(fileURLWithPath: production + "/manifest.json"))
+        let absolute = try PkgctlProcess.run(["promote", elsewhere, production, "demo", "1.2.0", "--sign", keys + "/production.key"])
+        #expect(absolute.status == 1 && absolute.stderr.contains("its zip or index is at a URL with a scheme"), "\(absolute.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: production + "/manifest.json")) == before)
         let missing = try PkgctlProcess.run(["promote", staging, production, "demo", "9.9.9", "--sign", keys + "/production.key"])
         #expect(missing.status == 1 && missing.stderr == "pkgctl: \(staging)/manifest.json names no release demo 9.9.9\n",
                 "\(missing.stderr)")

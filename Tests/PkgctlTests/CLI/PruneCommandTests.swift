@@ -73,7 +73,7 @@ import Testing
         let manifest = try Array(Data(contentsOf: URL(fileURLWithPath: out + "/manifest.json")))
         let named = try ManifestReferences(manifest: manifest, in: out).files
         let before = try Self.size(of: out)
-        #expect(try PkgctlProcess.run(["prune", out]).stdout.hasPrefix("nothing to remove; "),
+        #expect(try PkgctlProcess.run(["prune", out]).stdout.contains("\nnothing to remove; "),
                 "within the default grace (25h) every file stays")
         let dryRun = try PkgctlProcess.run(["prune", out, "--grace", "0", "--dry-run"])
         #expect(try Self.size(of: out) == before, "a dry run removes nothing")
@@ -105,5 +105,63 @@ import Testing
         #expect(Set(installed.values) == ["1.0.\(releases)"], "\(installed)")
         let verified = try PkgctlProcess.run(["verify", "--root", temp.path + "/ten-behind"])
         #expect(verified.status == 0, "\(verified.stdout)")
+    }
+
+    /// Sets every file under `folder` `hours` into the past.
+    static func age(_ folder: String, hours: Double) throws {
+        for case let path as String in FileManager.default.enumerator(atPath: folder)! {
+            try backdate(folder + "/" + path, seconds: Int(hours * 3600))
+        }
+    }
+
+    @Test func aManifestCurrentWithinTheGracePeriodKeepsItsFilesAndNothingElseIsTouched() throws {
+        let demo = temp.path + "/demo"
+        func pack(_ version: String, from source: String) throws {
+            let packed = try PkgctlProcess.run(["pack", source, "--name", "demo", "--version", version, "--out", demo,
+                                                "--delta-from", "0"])
+            #expect(packed.status == 0, "\(packed.stderr)")
+        }
+        func archive() throws -> String {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: demo + "/manifest.json"))
+            return demo + "/" + PublishedLayout.manifestArchive(sha256: PublishCommandTests.sha256(bytes))
+        }
+        func zip(_ version: String) throws -> Bool {
+            try FileSystem.contents(of: demo + "/zips").contains { $0.hasPrefix("demo-\(version).") }
+        }
+        try pack("1.0.0", from: BundleFixtures.demoSource("1.0.0"))
+        let first = try archive()
+        // Manifests an earlier pkgctl wrote were not archived: before the archives reach back past the
+        // grace period, nothing older than the first one is removed.
+        try Self.age(demo, hours: 60)
+        try pack("1.1.0", from: BundleFixtures.demoSource("1.1.0"))
+        let second = try archive()
+        try FileManager.default.removeItem(atPath: first)
+        let unknown = try PkgctlProcess.run(["prune", demo, "--keep", "1"])
+        #expect(unknown.stdout.hasPrefix("the archived manifests (\(demo)/manifests/) start ")
+                && unknown.stdout.contains("\nnothing to remove; "), "\(unknown.stdout)")
+
+        // 1.0.0's manifest was current until 10 h ago, within the grace period of 25 h.
+        try Self.age(demo, hours: 48)
+        try pack("1.2.0", from: app)
+        try backdate(second, seconds: 10 * 3600)
+        try backdate(try archive(), seconds: 3600)
+        for stray in ["site-backup.zip", "index/about.html", "objects/notes.txt"] {
+            try Data("the site's own".utf8).write(to: URL(fileURLWithPath: demo + "/" + stray))
+            try backdate(demo + "/" + stray, seconds: 90 * 3600)
+        }
+        let kept = try PkgctlProcess.run(["prune", demo, "--keep", "1"])
+        #expect(kept.status == 0, "\(kept.stderr)")
+        #expect(try zip("1.0.0") && zip("1.1.0") && zip("1.2.0"), "\(kept.stdout)")
+        #expect(kept.stdout.contains("named by 2 manifests"), "\(kept.stdout)")
+
+        // Once 1.1.0's manifest was written over 25 h ago, 1.0.0's files go; 1.1.0's stay (its manifest
+        // was current an hour ago), and the site's own files are never touched.
+        try backdate(second, seconds: 30 * 3600)
+        let pruned = try PkgctlProcess.run(["prune", demo, "--keep", "1"])
+        #expect(try !zip("1.0.0") && zip("1.1.0") && zip("1.2.0"), "\(pruned.stdout)")
+        #expect(pruned.stdout.contains("removed zips/demo-1.0.0."), "\(pruned.stdout)")
+        for stray in ["site-backup.zip", "index/about.html", "objects/notes.txt"] {
+            #expect(FileManager.default.fileExists(atPath: demo + "/" + stray), "\(stray) is not prune's")
+        }
     }
 }

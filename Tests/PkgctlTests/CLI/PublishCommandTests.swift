@@ -135,6 +135,16 @@ import Testing
         #expect(next.stdout.contains("from 1.0.0"), "a delta from the version-named index: \(next.stdout)")
         let second = try PkgctlProcess.run(update)
         #expect(second.status == 0 && second.stdout == "demo: 1.0.0 -> 1.1.0 (upgraded)\n", "\(second.stdout)\(second.stderr)")
+
+        // A manifest that pack did not archive (edited by hand, or by an earlier pkgctl) is published too.
+        var edited = try #require(try PublishedManifest.read(out + "/manifest.json")).manifest
+        edited.packages[0].routes = ["www.example.com/docs"]
+        let bytes = try edited.encoded() + [UInt8(ascii: "\n")]
+        try Data(bytes).write(to: URL(fileURLWithPath: out + "/manifest.json"))
+        let published = try PkgctlProcess.run(["publish", out, dest])
+        #expect(published.status == 0, "\(published.stderr)")
+        #expect(FileManager.default.contents(atPath: dest + "/" + PublishedLayout.manifestArchive(sha256: Self.sha256(Data(bytes))))
+                == Data(bytes), "its archive is written from the manifest itself")
     }
 
     @Test func publishCopiesContentNamedFilesFirstAndTheManifestLast() throws {

@@ -13,6 +13,7 @@ enum DebianPackage {
 
     /// The commands that get a man page of their own.
     static let commands = ["update", "status", "rollback", "unhold", "gc", "verify", "pack", "rollout", "revoke",
+                           "publish", "prune", "promote",
                            "sign", "keygen", "resolve", "serve"]
 
     /// What a binary of the packages may need: Debian's libraries, never the toolchain's.

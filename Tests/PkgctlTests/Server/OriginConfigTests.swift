@@ -147,7 +147,7 @@ struct OriginConfigTests {
 
 /// The same origin behind a real shared cache (``VarnishCache``, a CDN's edge): what devices
 /// see when manifest.json changes, with and without the shipped include.
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/sbin/varnishd"), "needs varnish (scripts/setup --test)"))
+@Suite
 struct OriginConfigThroughACacheTests {
     /// The problem of issue 34: nginx's defaults send no Cache-Control, and the cache keeps
     /// the old manifest for its default TTL (24 h here, as on CloudFront).
