@@ -37,6 +37,7 @@ extension Publisher {
                 named = true
                 guard release.sha256 != sha256 else { continue }
                 let unreleased = release == Release(entry) && entry.rollout?.percent == 0 && entry.rollout?.devices == nil
+                    && !everReleased(name: name, sha256: release.sha256)
                 if force, unreleased { continue }
                 let why = force ? " (force replaces only a release no device can have yet: rolled out to 0 % "
                     + "with no pinned device)" : ""
@@ -52,6 +53,22 @@ extension Publisher {
         }) else { return }
         throw PkgError(.invalidArgument, "\(name) \(version) was published before with other bytes (\(folder)/\(earlier)) "
                        + "and devices may run it; publish the change as a new version")
+    }
+
+    /// Whether a manifest archived here ever gave `name`'s release with zip `sha256` to a device:
+    /// listed without a rollout, above 0 %, or with pinned devices (a release lowered to 0 %
+    /// with force is still on the devices that took it).
+    private func everReleased(name: String, sha256: String) -> Bool {
+        let folder = outputDirectory + "/manifests"
+        let archives = (try? FileSystem.contents(of: folder)) ?? []
+        return archives.contains { file in
+            guard PublishedLayout.namedDigest(of: "manifests/" + file) != nil,
+                  let manifest = try? PublishedManifest.read(folder + "/" + file)?.manifest else { return false }
+            return manifest.packages.contains { entry in
+                entry.name == name && entry.sha256 == sha256
+                    && (entry.rollout.map { $0.percent > 0 || $0.devices != nil } ?? true)
+            }
+        }
     }
 
     /// Writes `bytes` as the content-named file `relative` (under `OUT`), unless it is there already.

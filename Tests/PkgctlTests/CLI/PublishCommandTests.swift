@@ -109,6 +109,11 @@ import Testing
         // The rollout's previous is published too, and so is a release with a pinned device.
         expectOneLineError(try pack("1.0.0", source: try changedSource("again"), ["--rollout", "0", "--force"]),
                            "demo 1.0.0 is already published with other bytes")
+        // A release that reached devices is not made replaceable by lowering it to 0 % with force.
+        #expect(try PkgctlProcess.run(["rollout", out, "demo", "10"]).status == 0)
+        #expect(try PkgctlProcess.run(["rollout", out, "demo", "0", "--force"]).status == 0)
+        expectOneLineError(try pack("1.1.0", source: try changedSource("lowered"), ["--rollout", "0", "--force"]),
+                           "force replaces only a release no device can have yet")
         let devices = try temp.write(Array("qa-phone\n".utf8), to: "devices.txt")
         #expect(try PkgctlProcess.run(["rollout", out, "demo", "--devices", devices]).status == 0)
         expectOneLineError(try pack("1.1.0", source: try changedSource("pinned"), ["--rollout", "0", "--force"]),
