@@ -18,7 +18,7 @@ import Testing
         for name in ["app/a.js", "app/b.js", "app/page.html", "app/img/a.png", "app/font.woff2", "app/style.css"] {
             _ = try originRoot.write(Array("origin \(name)\n".utf8), to: name)
         }
-        for number in 0..<9 {
+        for number in 0..<12 {
             _ = try originRoot.write([UInt8](repeating: UInt8(number), count: 80 * 1024), to: "f\(number).js")
         }
         origin = try ResolverOrigin(root: originRoot.path)
@@ -79,8 +79,8 @@ import Testing
 
     @Test func atMostTheGivenNumberOfURLsAreFetchedAtOnce() throws {
         // 80 KiB under nginx's limit_rate 64k (64 KiB in a transfer's first second, 64 KiB more
-        // each second after): each fetch lasts a second, so three at a time take three rounds.
-        let urls = (0..<9).map { "app://cdn.example.org/slow/f\($0).js" }
+        // each second after): each fetch lasts over a second, so three at a time take four rounds.
+        let urls = (0..<12).map { "app://cdn.example.org/slow/f\($0).js" }
         let peak = Atomic<Int>(0)
         let sampling = Atomic<Bool>(true)
         let sampler = Thread {
@@ -95,8 +95,10 @@ import Testing
         let elapsed = Date().timeIntervalSince(started)
         sampling.store(false, ordering: .relaxed)
         #expect(results.allSatisfy { $0.outcome == .kept }, "\(results.map(\.outcome))")
-        #expect(peak.load(ordering: .relaxed) == 3)
-        #expect(elapsed > 2, "nine one-second fetches three at a time take three rounds, not one")
+        // A task leaves the resolver's table just after its last callback, which is when the next URL
+        // starts: a sample may catch that instant (seen under load), and count one more.
+        #expect((3...4).contains(peak.load(ordering: .relaxed)), "\(peak.load(ordering: .relaxed))")
+        #expect(elapsed > 4, "twelve fetches of over a second, three at a time, take four rounds (four at a time: three)")
         // nginx logs a request once it has sent the answer: the last line may come a moment later.
         #expect(eventually { urls.indices.allSatisfy { origin.requests(to: "/slow/f\($0).js") == 1 } })
     }
