@@ -32,6 +32,22 @@ public struct OriginPublisher: Sendable {
     /// Publishes; with `dryRun`, only finds what it would copy. `progress` hears of every copied file.
     public func publish(dryRun: Bool = false, progress: ((PublishProgress) -> Void)? = nil) throws -> PublishSummary {
         let manifestPath = source + "/" + PublishedLayout.manifestName
+        guard FileSystem.exists(manifestPath) else {
+            throw PkgError(.invalidArgument, "\(manifestPath) does not exist: nothing to publish (pkgctl pack writes it)")
+        }
+        // A destination this run created and then refused to fill is removed (rmdir: only while empty).
+        let created = !dryRun && !FileSystem.isDirectory(destination)
+        var published = false
+        defer { if created, !published { rmdir(destination) } }
+        // Held to the end, from before the manifest is read: no pack or prune changes the source,
+        // and no other publish or prune the destination.
+        var locks: [StoreLock] = []
+        defer { withExtendedLifetime(locks) {} }
+        if !dryRun {
+            try prepareDestination()
+            locks.append(try StoreLock(directory: destination))
+            if FileSystem.exists(source + "/.pkgctl-lock") { locks.append(try StoreLock(path: source + "/.pkgctl-lock")) }
+        }
         guard let manifest = try PublishedFile.readRegularFile(manifestPath) else {
             throw PkgError(.invalidArgument, "\(manifestPath) does not exist: nothing to publish (pkgctl pack writes it)")
         }
@@ -40,14 +56,6 @@ public struct OriginPublisher: Sendable {
         var summary = PublishSummary(sequence: opened.isSigned ? opened.manifest.sequence : nil)
         let references = try ManifestReferences(manifest: manifest, in: source)
         summary.external = references.external
-        // Held to the end: no pack or prune changes the source, and no other publish or prune the destination.
-        var locks: [StoreLock] = []
-        defer { withExtendedLifetime(locks) {} }
-        if !dryRun {
-            try prepareDestination()
-            locks.append(try StoreLock(directory: destination))
-            if FileSystem.exists(source + "/.pkgctl-lock") { locks.append(try StoreLock(path: source + "/.pkgctl-lock")) }
-        }
         try refuseOlderThanDestination(opened, bytes: manifest)
         let oldTimestamp = try PublishedFile.readRegularFile(destination + "/" + PublishedLayout.timestampName,
                                                              limit: Timestamp.maxSize)
@@ -127,6 +135,7 @@ public struct OriginPublisher: Sendable {
                 throw error
             }
         }
+        published = true
         return summary
     }
 

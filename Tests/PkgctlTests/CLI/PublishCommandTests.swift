@@ -231,6 +231,8 @@ import Testing
         expectOneLineError(try PkgctlProcess.run(["publish", out, dest]),
                            "url '../../etc/passwd' does not name a file of the publishing folder")
         try expectUnchanged("../ url")
+        expectOneLineError(try PkgctlProcess.run(["publish", out, temp.path + "/fresh"]), "does not name a file")
+        #expect(!FileManager.default.fileExists(atPath: temp.path + "/fresh"), "a refused first publish leaves no folder")
         try signed.write(to: URL(fileURLWithPath: out + "/manifest.json"))
 
         // Another publisher signed a newer manifest into DEST_DIR meanwhile.
