@@ -96,7 +96,7 @@ public struct OriginPublisher: Sendable {
                 try FileSystem.makeDirectories(PathName.parent(path))
                 let temporary = PathName.parent(path) + "/" + FileSystem.temporaryPrefix + "\(getpid())-" + PathName.lastComponent(path)
                 unlink(temporary)  // what a killed publish of this process id left; the lock says none runs
-                try Self.create(bytes, at: temporary)
+                try FileSystem.createExclusively(bytes, at: temporary, mode: 0o644, flush: false)  // one syncfs below
                 staged.append((temporary, path))
                 state.files += 1
                 state.bytes += UInt64(bytes.count)
@@ -163,15 +163,13 @@ public struct OriginPublisher: Sendable {
     /// signed one with an unsigned one.
     private func refuseOlderThanDestination(_ opened: OpenedManifest, bytes: [UInt8]) throws {
         let path = destination + "/" + PublishedLayout.manifestName
-        if !opened.isSigned, let current = try PublishedFile.readRegularFile(path),
-           (try? TrustPolicy().open(current, source: path, now: .distantPast))?.isSigned == true {
+        guard let current = try PublishedFile.readRegularFile(path), current != bytes,
+              let there = try? TrustPolicy().open(current, source: path, now: .distantPast), there.isSigned else { return }
+        guard opened.isSigned, let sequence = opened.manifest.sequence else {
             throw PkgError(.invalidArgument, "\(path) is signed and \(source)/\(PublishedLayout.manifestName) is not: devices "
                            + "that trust signed manifests would refuse it; sign it (pkgctl sign) first")
         }
-        guard opened.isSigned, let sequence = opened.manifest.sequence,
-              let current = try PublishedFile.readRegularFile(path), current != bytes,
-              let there = try? TrustPolicy().open(current, source: path, now: .distantPast),
-              there.isSigned, let theirs = there.manifest.sequence, theirs >= sequence else { return }
+        guard let theirs = there.manifest.sequence, theirs >= sequence else { return }
         throw PkgError(.invalidArgument, "\(path) has sequence \(theirs), " + (theirs == sequence ? "the same as" : "higher than")
                        + " \(source)/\(PublishedLayout.manifestName) (\(sequence)): another publisher published meanwhile; "
                        + "pack or sign on top of what is published")
@@ -181,42 +179,11 @@ public struct OriginPublisher: Sendable {
     /// it is missing. Other bytes under its name are refused.
     private func existingSize(of file: PublishedFile) throws -> UInt64? {
         let path = destination + "/" + file.path
-        var info = stat()
-        guard lstat(path, &info) == 0 else {
-            if errno == ENOENT || errno == ENOTDIR { return nil }
-            throw fileSystemError("stat", path)
-        }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw PkgError(.fileSystem, "\(path): not a regular file; publish writes files only")
-        }
-        guard let bytes = try FileSystem.read(path), SHA256.hash(data: bytes).hexString == file.sha256 else {
+        guard let bytes = try PublishedFile.readRegularFile(path) else { return nil }
+        guard SHA256.hash(data: bytes).hexString == file.sha256 else {
             throw PkgError(.checksumMismatch, "\(path): other bytes than its name says; a content-named file never changes: "
                            + "remove it (and purge it from the CDN) if it is debris")
         }
         return UInt64(bytes.count)
-    }
-
-    /// Creates `path` (which must not exist) holding `bytes`, mode 0644; not flushed (the caller syncs).
-    private static func create(_ bytes: [UInt8], at path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw fileSystemError("create", path) }
-        var written = 0
-        let result: Int32 = bytes.withUnsafeBytes { buffer in
-            while written < buffer.count {
-                let count = write(fd, buffer.baseAddress! + written, buffer.count - written)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                written += count
-            }
-            return 0
-        }
-        let closeFailed = close(fd) != 0
-        if result != 0 || closeFailed {
-            let failure = fileSystemError("write", path, errno: result != 0 ? result : errno)
-            unlink(path)
-            throw failure
-        }
     }
 }

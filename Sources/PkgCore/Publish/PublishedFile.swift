@@ -28,11 +28,11 @@ public struct PublishedFile: Sendable, Hashable {
     }
 
     /// The bytes of the regular file at `path` (at most `limit` and one more), nil when it does
-    /// not exist; a symlink or anything else that is not a regular file is refused.
+    /// not exist (nor its folder); a symlink or anything else that is not a regular file is refused.
     static func readRegularFile(_ path: String, limit: Int = .max) throws -> [UInt8]? {
         var info = stat()
         guard lstat(path, &info) == 0 else {
-            if errno == ENOENT { return nil }
+            if errno == ENOENT || errno == ENOTDIR { return nil }
             throw fileSystemError("stat", path)
         }
         guard info.st_mode & S_IFMT == S_IFREG else {

@@ -105,17 +105,23 @@ package enum FileSystem {
     }
 
     /// Creates `path` with `mode` and writes `bytes` into it, failing when the
-    /// file exists (O_EXCL): for keys, which must never be overwritten.
-    static func createExclusively(_ bytes: some Collection<UInt8>, at path: String, mode: mode_t) throws {
+    /// file exists (O_EXCL): for keys, which must never be overwritten. Without `flush`
+    /// the file is not fsynced: for a caller that flushes many files with one `syncfs`.
+    static func createExclusively(_ bytes: some Collection<UInt8>, at path: String, mode: mode_t,
+                                  flush: Bool = true) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw fileSystemError("create", path) }
         do {
             try writeAll(bytes, to: fd, path: path)
             if fchmod(fd, mode) != 0 { throw fileSystemError("chmod", path) }
-            if fsync(fd) != 0 { throw fileSystemError("fsync", path) }
-            close(fd)
+            if flush, fsync(fd) != 0 { throw fileSystemError("fsync", path) }
         } catch {
             close(fd)
+            unlink(path)
+            throw error
+        }
+        if close(fd) != 0 {
+            let error = fileSystemError("close", path)
             unlink(path)
             throw error
         }
