@@ -7,6 +7,8 @@ enum ExitStatus {
     static let failure: Int32 = 1
     /// Bad flags or arguments (swift-argument-parser's validation status, EX_USAGE).
     static let usage: Int32 = 64
+    /// Root was refused a store that belongs to another user (EX_NOPERM); `--force-owner` allows it.
+    static let noPermission: Int32 = 77
     /// Another pkgctl holds the store's lock and `--no-wait` was given (EX_TEMPFAIL).
     static let lockBusy: Int32 = 75
     /// The config file or a `PKGCTL_*` setting cannot be used (EX_CONFIG).
@@ -16,6 +18,7 @@ enum ExitStatus {
     static let discussion = """
         Exit status: 0 done (update: also when nothing changed); 1 failed (update: some package failed, \
         its active version kept); 64 bad usage; 75 the store is locked by another pkgctl (--no-wait); \
+        77 root refused a store that belongs to another user (--force-owner); \
         78 a config file or PKGCTL_* setting cannot be used.
         """
 }

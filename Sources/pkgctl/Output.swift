@@ -6,8 +6,9 @@ import Glibc
 
 /// Writing to stdout and stderr.
 enum Output {
+    /// Prints `line` as `pkgctl: line`, saying where the store's path came from when it names it.
     static func printError(_ line: String) {
-        write(Array(("pkgctl: " + line + "\n").utf8), to: STDERR_FILENO)
+        write(Array(("pkgctl: " + StoreRoot.annotated(line) + "\n").utf8), to: STDERR_FILENO)
     }
 
     static func printJSON(_ value: some Encodable) throws {

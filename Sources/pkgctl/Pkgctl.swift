@@ -18,7 +18,8 @@ struct Pkgctl: AsyncParsableCommand {
 
     /// Runs the command; a refusal of the command line (unknown flag, missing or
     /// out-of-range value) is one `pkgctl:` line and exit 64, like every other refusal,
-    /// instead of the argument parser's message and usage block.
+    /// instead of the argument parser's message and usage block; a mistyped command or
+    /// option is answered with what was probably meant (``UsageCorrection``).
     static func main() async {
         do {
             var command = try parseAsRoot()
@@ -32,7 +33,7 @@ struct Pkgctl: AsyncParsableCommand {
             guard !(error is ExitCode), exitCode(for: error).rawValue == ExitStatus.usage else { exit(withError: error) }
             let message = Self.message(for: error).split(separator: "\n").first.map(String.init) ?? "bad usage"
             let stripped = message.hasPrefix("Error: ") ? String(message.dropFirst("Error: ".count)) : message
-            Output.printError(stripped)
+            Output.printError(UsageCorrection.message(for: stripped, words: Array(CommandLine.arguments.dropFirst())))
             exit(withError: ExitCode(ExitStatus.usage))
         }
     }

@@ -26,7 +26,7 @@ struct ResolveCommand: AsyncParsableCommand {
     var fetch = false
 
     func run() async throws {
-        let store = try await self.store.packageStore()
+        let store = try await self.store.packageStore(writes: fetch)
         let resolver = try reportingErrors { try Resolver(store: store, configuration: origin.configuration) }
         defer { resolver.shutdown() }
         let request = ResourceRequest(url: url, method: method.uppercased(),

@@ -11,7 +11,8 @@ struct RolloutCommand: ParsableCommand {
             devices that installed the version keep it. --devices FILE (one device id a line, as \
             pkgctl update --print-device-id prints it; # starts a comment) pins those devices to the \
             release whatever the percentage; the manifest holds salted hashes of the ids, not the ids. \
-            An empty file removes the pins.
+            An empty file removes the pins. With neither a percent nor --devices it changes \
+            nothing and prints the release's current share, pins and what the other devices get.
             """)
 
     @Argument(help: ArgumentHelp("Directory holding manifest.json.", valueName: "out-dir"))
@@ -20,7 +21,8 @@ struct RolloutCommand: ParsableCommand {
     @Argument(help: "Package name.")
     var name: String
 
-    @Argument(help: ArgumentHelp("Share of devices, 0 to 100 (default with --devices: unchanged).", valueName: "percent"))
+    @Argument(help: ArgumentHelp("Share of devices, 0 to 100 (default: unchanged; with neither it nor --devices, "
+                                 + "the current share is printed).", valueName: "percent"))
     var percent: Double?
 
     @Option(help: ArgumentHelp("File of device ids to pin to the release, one a line.", valueName: "file"))
@@ -35,7 +37,6 @@ struct RolloutCommand: ParsableCommand {
     @OptionGroup var signing: SigningOptions
 
     func validate() throws {
-        guard percent != nil || devices != nil else { throw ValidationError("give a percent, --devices FILE, or both") }
         if let percent, !(0...100).contains(percent) {
             throw ValidationError("percent must be 0 to 100 (got \(DecimalText.tenths(percent, droppingZeroTenth: true)))")
         }
@@ -43,14 +44,34 @@ struct RolloutCommand: ParsableCommand {
     }
 
     func run() throws {
+        guard percent != nil || devices != nil else { return try printCurrentShare() }
         let pinned = try devices.map { file in try reportingErrors { try DeviceList.read(file) } }
         let entry = try reportingErrors {
             try Publisher(outputDirectory: out).setRollout(name: name, runtime: try RuntimeRangeArgument.parse(runtime, package: name),
                                                            percent: percent, devices: pinned, force: force,
                                                            signer: try signing.signer())
         }
+        print("\(name) \(entry.version): \(Self.share(of: entry))")
+    }
+
+    /// `rollout OUT_DIR NAME` alone: what the manifest says now, changing nothing.
+    private func printCurrentShare() throws {
+        let entry = try reportingErrors {
+            try Publisher(outputDirectory: out).currentRelease(of: name, runtime: try RuntimeRangeArgument.parse(runtime, package: name))
+        }
+        var line = "\(name) \(entry.version): \(Self.share(of: entry))"
+        if entry.revoked.contains(entry.version) {
+            line += " (revoked: no device installs it)"
+        } else if let rollout = entry.rollout {
+            line += "; the other devices " + (rollout.previous.map { "get \($0.version)" } ?? "keep what they have")
+        }
+        print(line)
+    }
+
+    /// "50 % of devices, and 2 pinned devices", or "every device".
+    private static func share(of entry: ManifestEntry) -> String {
         var share = entry.rollout.map { $0.share + " of devices" } ?? "every device"
         if let count = entry.rollout?.devices?.count { share += ", and \(count) pinned device\(count == 1 ? "" : "s")" }
-        print("\(name) \(entry.version): \(share)")
+        return share
     }
 }

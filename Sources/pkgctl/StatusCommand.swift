@@ -57,7 +57,7 @@ struct StatusCommand: AsyncParsableCommand {
         flags.set("update.runtime", runtime)
         let layers = try await self.store.layers(flags: flags, json: json)
         let (store, hostRuntime) = try reportingErrors(json: json) {
-            (try self.store.packageStore(layers), try UpdateSettings.runtime(layers))
+            (try self.store.packageStore(layers, writes: false), try UpdateSettings.runtime(layers))
         }
         let listing = try reportingErrors(json: json) {
             let manifest = try store.acceptedManifest().map {

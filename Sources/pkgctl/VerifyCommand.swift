@@ -13,7 +13,7 @@ struct VerifyCommand: AsyncParsableCommand {
     var name: String?
 
     func run() async throws {
-        let store = try await self.store.packageStore()
+        let store = try await self.store.packageStore(writes: false)
         let reports = try reportingErrors { try store.verify(name) }
         for report in reports {
             // Which representation of its images the version holds (update --accept-images).

@@ -16,6 +16,15 @@ extension Publisher {
                                          signer: signer)
     }
 
+    /// The release of `name` (for `runtime`) the manifest in ``outputDirectory`` names now,
+    /// its rollout included; a missing manifest or package throws, naming it.
+    public func currentRelease(of name: String, runtime: RuntimeRange? = nil) throws -> ManifestEntry {
+        guard let published = try PublishedManifest.read(manifestPath) else {
+            throw PkgError(.invalidArgument, "no manifest at \(manifestPath); pkgctl pack writes it")
+        }
+        return try release(of: name, runtime: runtime, in: published.manifest)
+    }
+
     /// ``setRollout(name:runtime:percent:devices:force:signer:)`` for a caller that holds ``lockPath``.
     func setRolloutHoldingLock(name: String, runtime: RuntimeRange?, percent: Double?, devices: [String]? = nil,
                                force: Bool, signer: ManifestSigner?) throws -> ManifestEntry {

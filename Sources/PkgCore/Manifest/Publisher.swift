@@ -52,14 +52,8 @@ public struct Publisher: Sendable {
                         deltaFrom: Int = 3, critical: Bool = false, runtime: RuntimeRange? = nil,
                         prefetch: [String] = [], siblingWriters: [any BundleSiblingWriter] = [],
                         signer: ManifestSigner? = nil) throws -> ManifestEntry {
-        try FileSystem.makeDirectories(outputDirectory)
-        let lock = try lockOutput()
-        defer { withExtendedLifetime(lock) {} }
-        var manifest = try readManifest(signer: signer)
-        let slot = ReleaseSlot(name: name, runtime: runtime)
-        let previous = manifest.packages.first { ReleaseSlot($0) == slot }
-        let revokedBefore = manifest.revocations(of: name)
-
+        // What the arguments and the source alone decide is refused before OUT_DIR is made,
+        // so a refusal leaves no folder (nor lock file) behind.
         var placeholder = ManifestEntry(name: name, version: version, url: "\(name)-\(version).zip",
                                         sha256: String(repeating: "0", count: 64), size: 0, routes: routes)
         placeholder.spaFallback = spaFallback
@@ -67,9 +61,6 @@ public struct Publisher: Sendable {
         placeholder.headers = headers
         placeholder.prefetch = prefetch
         try placeholder.validate(source: manifestPath)
-        try checkNewRelease(name: name, version: version, rolloutPercent: rolloutPercent, replacing: previous,
-                            revoked: revokedBefore, force: force)
-
         let files = try BundlePacker.files(in: source)
         if let spaFallback, !files.contains(where: { $0.name == spaFallback }) {
             throw PkgError(.invalidArgument, "spaFallback '\(spaFallback.escapedForMessage)' is not a file of \(source)")
@@ -80,6 +71,16 @@ public struct Publisher: Sendable {
         for header in headers where !files.contains(where: { fnmatch(header.files, $0.name, 0) == 0 }) {
             throw PkgError(.invalidArgument, "header for '\(header.files.escapedForMessage)' matches no file of \(source)")
         }
+
+        try FileSystem.makeDirectories(outputDirectory)
+        let lock = try lockOutput()
+        defer { withExtendedLifetime(lock) {} }
+        var manifest = try readManifest(signer: signer)
+        let slot = ReleaseSlot(name: name, runtime: runtime)
+        let previous = manifest.packages.first { ReleaseSlot($0) == slot }
+        let revokedBefore = manifest.revocations(of: name)
+        try checkNewRelease(name: name, version: version, rolloutPercent: rolloutPercent, replacing: previous,
+                            revoked: revokedBefore, force: force)
 
         func publish(_ files: [BundleFile]) throws -> ManifestEntry {
             let (fileName, digest) = try packZip(files, name: name, version: version) { sha256 in
