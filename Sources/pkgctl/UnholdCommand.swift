@@ -4,7 +4,8 @@ import PkgCore
 struct UnholdCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unhold",
-        abstract: "Let update install a package's held-back versions again.")
+        abstract: "Let update install a package's held-back versions again.",
+        discussion: "Held or not, the manifest's validators are forgotten: the next update reads the manifest in full.")
 
     @OptionGroup var store: StoreOptions
 
@@ -16,6 +17,7 @@ struct UnholdCommand: AsyncParsableCommand {
         let released = try reportingErrors {
             try store.locked(onWait: Output.printError) { try store.unhold(name) }
         }
-        print(released.isEmpty ? "\(name): nothing held" : "\(name): released \(released.joined(separator: ", "))")
+        let lifted = released.isEmpty ? "no version was held" : "released \(released.joined(separator: ", "))"
+        print("\(name): \(lifted); the next update reads the manifest again")
     }
 }

@@ -7,18 +7,21 @@ extension PackageStore {
         try holdsFile.value(of: name) ?? []
     }
 
-    /// Holds back `version` of `name`. Expects the store lock.
+    /// Holds back `version` of `name` and forgets the manifest's validators, so the next
+    /// update reads the manifest again and says what is held (a run answered 304 says again
+    /// only what the last full read found). Expects the store lock.
     public func hold(_ name: String, version: String) throws {
         try holdsFile.update(name) { held in
             if !(held ?? []).contains(version) { held = (held ?? []) + [version] }
         }
+        ManifestState.clear(layout)
     }
 
-    /// Lifts every hold on `name` and forgets the manifest's validators, so the
+    /// Lifts every hold on `name` and, held or not, forgets the manifest's validators, so the
     /// next update reads the manifest again. Returns the versions released. Expects the store lock.
     @discardableResult
     public func unhold(_ name: String) throws -> [String] {
-        guard let released = try holdsFile.update(name, { $0 = nil }) else { return [] }
+        let released = try holdsFile.update(name, { $0 = nil }) ?? []
         ManifestState.clear(layout)
         return released
     }

@@ -8,8 +8,9 @@ import FoundationEssentials
 struct ManifestCheck {
     /// What the origin said about the manifest.
     enum Outcome {
-        /// A 304 that may stand for the manifest the last fully successful run used.
-        case notModified
+        /// A 304 that may stand for the manifest the last fully successful run used, with
+        /// what that run found that still stands (``ManifestState/standing(_:)``).
+        case notModified(standing: [UpdateReport.PackageOutcome])
         /// A manifest, authenticated as the policy requires, with its validators.
         case fetched(OpenedManifest, HTTPValidators)
     }
@@ -21,16 +22,18 @@ struct ManifestCheck {
     let maxManifestSize: Int
     /// The device's host runtime: validators kept under another one do not stand.
     let runtime: RuntimeVersion?
+    /// The id rollouts are decided for: validators kept under another one do not stand.
+    let deviceID: String
 
     /// Fetches and checks the manifest (and its timestamp) with `downloader`.
     func fetch(_ downloader: Downloader) throws -> Outcome {
         let timestamp = trust.requiresTimestamp ? try fetchTimestamp(downloader) : nil
         let accepted = trust.requiresSignature ? try TrustState.load(store.layout) : nil
-        let validators = validators(current: timestamp, accepted: accepted)
-        let fetched = try downloader.fetch(manifestURL, validators: validators, maxBytes: maxManifestSize)
+        let previous = standingState(current: timestamp, accepted: accepted)
+        let fetched = try downloader.fetch(manifestURL, validators: previous?.validators, maxBytes: maxManifestSize)
         guard case .fetched(let body, let newValidators) = fetched else {
-            try checkNotModified(conditional: validators != nil, accepted: accepted)
-            return .notModified
+            try checkNotModified(conditional: previous != nil, accepted: accepted)
+            return .notModified(standing: previous?.standing ?? [])
         }
         let opened = try trust.open(body, source: manifestURL, now: clock())
         if let timestamp, opened.payloadSHA256 != timestamp.manifestSHA256 {
@@ -50,27 +53,29 @@ struct ManifestCheck {
         return .fetched(opened, newValidators)
     }
 
-    /// Keeps `validators` for the next run's conditional request; call it only
-    /// when every package of the manifest was dealt with.
-    func remember(_ validators: HTTPValidators) throws {
+    /// Keeps `validators` for the next run's conditional request, with what of `outcomes`
+    /// a 304 then says again; call it only when every package of the manifest was dealt with.
+    func remember(_ validators: HTTPValidators, outcomes: [UpdateReport.PackageOutcome]) throws {
+        let standing = outcomes.compactMap(ManifestState.standing)
         try ManifestState(url: manifestURL, validators: validators, trustedKeyIDs: trust.keyIDs,
-                          threshold: trust.threshold, runtime: runtime?.text).save(store.layout)
+                          threshold: trust.threshold, runtime: runtime?.text, deviceID: deviceID,
+                          standing: standing.isEmpty ? nil : standing).save(store.layout)
     }
 
-    /// The last run's validators, when they may stand for the manifest: same
-    /// URL, same trusted keys, threshold and runtime, and (with keys) an accepted manifest not yet
+    /// The last run's state, when its validators may stand for the manifest: same
+    /// URL, same trusted keys, threshold, runtime and device id, and (with keys) an accepted manifest not yet
     /// expired, so an origin answering 304 forever cannot freeze a device; with a
     /// `current` timestamp, only when it names the manifest `accepted` last.
-    private func validators(current timestamp: Timestamp?, accepted: TrustState?) -> HTTPValidators? {
+    private func standingState(current timestamp: Timestamp?, accepted: TrustState?) -> ManifestState? {
         guard let previous = ManifestState.load(store.layout), previous.url == manifestURL,
               previous.trustedKeyIDs ?? [] == trust.keyIDs, previous.threshold ?? 1 == trust.threshold,
-              previous.runtime == runtime?.text else { return nil }
+              previous.runtime == runtime?.text, previous.deviceID == deviceID else { return nil }
         if trust.requiresSignature {
             guard let accepted,
                   clock().timeIntervalSince(accepted.expires) <= trust.clockSkew,
                   timestamp.map({ $0.manifestSHA256 == accepted.payloadSHA256 }) ?? true else { return nil }
         }
-        return previous.validators
+        return previous
     }
 
     /// `timestamp.json` beside the manifest, fetched on every run (it is what says

@@ -2,9 +2,11 @@ import FoundationEssentials
 
 /// The validators of the last manifest whose every package was installed, so
 /// the next run can ask the origin "changed since?" and stop at a 304. They
-/// count only for the same URL, the same trusted keys and threshold, and the same host
-/// runtime: after a host upgrade the unchanged manifest must be read again, as the
-/// releases that fit have changed.
+/// count only for the same URL, the same trusted keys and threshold, the same host
+/// runtime and the same device id: after a host upgrade, or under another id, the
+/// unchanged manifest must be read again, as the releases that fit, and the rollouts
+/// the device is in, may have changed. A change of holds forgets them
+/// (``PackageStore/hold(_:version:)``, ``PackageStore/unhold(_:)``).
 struct ManifestState: Codable {
     var url: String
     var validators: HTTPValidators
@@ -14,6 +16,11 @@ struct ManifestState: Codable {
     var threshold: Int?
     /// The host runtime the run stated (absent: none).
     var runtime: String?
+    /// The device id the run decided rollouts for (absent in states written before it was
+    /// kept: they do not stand, so such a store reads the manifest once more).
+    var deviceID: String?
+    /// What a run answered 304 says again of this one's outcomes (``standing(_:)``); absent: nothing.
+    var standing: [UpdateReport.PackageOutcome]?
 
     static func load(_ layout: StoreLayout) -> ManifestState? {
         guard let bytes = try? FileSystem.read(layout.manifestState) else { return nil }
@@ -26,5 +33,26 @@ struct ManifestState: Codable {
 
     static func clear(_ layout: StoreLayout) {
         try? FileSystem.removeTree(layout.manifestState)
+    }
+
+    /// How a later run answered 304 for the same manifest reports `outcome`; nil when it has
+    /// nothing to say then. What still stands is a held version, a release staged away from
+    /// this device, and a release rolling out without it (the version chosen instead is then
+    /// active, so `.unchanged`). The store cannot have changed since: a change of holds forgets
+    /// the validators, and so does any other run that does not end with them saved again.
+    static func standing(_ outcome: UpdateReport.PackageOutcome) -> UpdateReport.PackageOutcome? {
+        guard outcome.error == nil, outcome.detail == nil else { return nil }
+        switch outcome.action {
+        case .held, .staged:
+            return outcome
+        case .installed, .upgraded, .downgraded, .republished, .unchanged:
+            guard outcome.rollingOut != nil else { return nil }
+            var unchanged = outcome
+            unchanged.from = outcome.to
+            unchanged.action = .unchanged
+            return unchanged
+        case .rolledBack, .revoked, .withdrawn, .pending, .incompatible, .failed:
+            return nil
+        }
     }
 }

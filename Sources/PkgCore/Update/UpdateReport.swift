@@ -63,12 +63,20 @@ public struct UpdateReport: Sendable, Hashable, Codable {
         /// One line on what the run did about the host runtime: the release chosen did not fit,
         /// or the active version was left because it did not.
         public var detail: String?
+        /// The package's newest release when it is rolling out and this device is not among the
+        /// devices it goes to: `to` is then the version named before it (or, for `.staged`, that
+        /// release itself). Nil otherwise. Added to whatever ``action`` says; it changes no action.
+        public var rollingOut: RollingOutRelease?
     }
 
     /// Whether the manifest was fetched or not modified.
     public var manifest: ManifestStatus
     /// One outcome per package of the manifest (however many releases it lists), in manifest
     /// order, except that packages whose active version does not fit the runtime come first.
+    /// When the manifest was not modified, only what the last run that read it found and still
+    /// stands: held versions (`.held`), releases staged away from this device (`.staged`), and
+    /// active versions kept while a newer release rolls out without this device (`.unchanged`
+    /// with ``PackageOutcome/rollingOut``).
     public var packages: [PackageOutcome]
     /// Versions removed by the garbage collection at the end of the run, as "NAME VERSION".
     public var removed: [String]

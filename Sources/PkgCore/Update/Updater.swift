@@ -124,17 +124,21 @@ public struct Updater: Sendable {
         var transfer = self.transfer
         if let timeLimit { transfer.deadline = Deadline(after: timeLimit) }
         let downloader = Downloader(options: transfer)
-        let check = ManifestCheck(store: store, manifestURL: manifestURL, trust: trust, clock: clock,
-                                  maxManifestSize: maxManifestSize, runtime: runtime)
-        let reporter = OutcomeReporter.make(reporting, store: store, manifestURL: manifestURL, caFile: transfer.caFile)
         let deviceID = try self.deviceID ?? store.deviceID()
+        let check = ManifestCheck(store: store, manifestURL: manifestURL, trust: trust, clock: clock,
+                                  maxManifestSize: maxManifestSize, runtime: runtime, deviceID: deviceID)
+        let reporter = OutcomeReporter.make(reporting, store: store, manifestURL: manifestURL, caFile: transfer.caFile)
         // Spooled before the manifest is fetched: a rollback of a killed run is reported even
         // when this run goes no further.
         reporter?.spool(UpdateReport(manifest: .notModified, packages: [], removed: [], reverted: reverted), deviceID: deviceID)
-        guard case .fetched(let opened, let newValidators) = try check.fetch(downloader) else {
+        let opened: OpenedManifest, newValidators: HTTPValidators
+        switch try check.fetch(downloader) {
+        case .notModified(let standing):
             reporter?.spoolSignals(store, deviceID: deviceID)
             reporter?.deliver(within: transfer.deadline)
-            return UpdateReport(manifest: .notModified, packages: [], removed: [], reverted: reverted)
+            return UpdateReport(manifest: .notModified, packages: standing, removed: [], reverted: reverted)
+        case .fetched(let manifest, let validators):
+            (opened, newValidators) = (manifest, validators)
         }
 
         var outcomes: [UpdateReport.PackageOutcome] = []
@@ -159,7 +163,7 @@ public struct Updater: Sendable {
             if outcomes.contains(where: { $0.action == .pending }) {
                 ManifestState.clear(store.layout)  // the run inside the window must not get a 304
             } else {
-                try check.remember(newValidators)
+                try check.remember(newValidators, outcomes: outcomes)
             }
         } else {
             ManifestState.clear(store.layout)
@@ -173,8 +177,12 @@ public struct Updater: Sendable {
         let active = store.activeVersion(of: entry.name)
         var outcome = UpdateReport.PackageOutcome(name: entry.name, from: active, to: entry.version, action: .unchanged)
         var label = "\(entry.name) \(entry.version)"
+        let leftOut = rolloutLeavingOut(deviceID, entry: entry, active: active)
+        if let leftOut, !entry.revoked.contains(entry.version) {
+            outcome.rollingOut = RollingOutRelease(version: entry.version, percent: leftOut.percent)
+        }
         do {
-            var offered = target(of: entry, active: active, deviceID: deviceID)
+            var offered = target(of: entry, leftOutBy: leftOut)
             if let active, entry.revoked.contains(active), let version = offered?.version,
                try store.heldVersions(of: entry.name).contains(version) {
                 offered = nil  // held: fall back on the store rather than stay on a revoked version
@@ -188,7 +196,7 @@ public struct Updater: Sendable {
                     label = "\(entry.name) \(active)"
                     outcome.to = try withdraw(entry.name, from: active, revoked: entry.revoked)
                     outcome.action = .revoked
-                } else if entry.rollout != nil, !entry.revoked.contains(entry.version) {
+                } else if outcome.rollingOut != nil {
                     outcome.action = .staged
                 } else if let active {
                     outcome.to = active
@@ -245,13 +253,19 @@ public struct Updater: Sendable {
         return outcome
     }
 
+    /// The entry's rollout when it leaves this device out: the device is not among those it
+    /// goes to, and does not already run the new version (a device that does keeps it).
+    private func rolloutLeavingOut(_ deviceID: String, entry: ManifestEntry, active: String?) -> Rollout? {
+        guard let rollout = entry.rollout, active != entry.version, !rollout.includes(deviceID: deviceID) else { return nil }
+        return rollout
+    }
+
     /// The release this device should run: the entry's version, or, outside
-    /// its rollout, the version named before it (a device that already runs
-    /// the new version keeps it). Nil when nothing may be installed: no
-    /// earlier version to fall back on, or only a revoked one.
-    private func target(of entry: ManifestEntry, active: String?, deviceID: String) -> ManifestEntry? {
+    /// its rollout (`leftOutBy`), the version named before it. Nil when nothing
+    /// may be installed: no earlier version to fall back on, or only a revoked one.
+    private func target(of entry: ManifestEntry, leftOutBy rollout: Rollout?) -> ManifestEntry? {
         var target = entry
-        if let rollout = entry.rollout, active != entry.version, !rollout.includes(deviceID: deviceID) {
+        if let rollout {
             guard let previous = rollout.previous else { return nil }
             target = previous.entry(name: entry.name)
         }

@@ -74,7 +74,8 @@ struct UpdateSettings {
     /// Throws a ``ConfigError`` naming the setting, and where it came from, that is
     /// missing, of the wrong type or out of range.
     init(_ layers: ConfigLayers) throws {
-        guard let manifest = try layers.string("update.manifest"), !manifest.isEmpty else {
+        guard try layers.string("update.manifest")?.isEmpty == false,
+              let manifest = try layers.url("update.manifest", allowingFile: true) else {
             throw ConfigError("no manifest URL: pass --manifest, or set update.manifest in "
                               + (layers.file ?? ConfigLayers.defaultFile) + " or PKGCTL_UPDATE_MANIFEST")
         }
@@ -108,7 +109,7 @@ struct UpdateSettings {
         json = try layers.boolean("update.json") ?? false
         quiet = try layers.boolean("update.quiet") ?? false
         report = try layers.boolean("update.report") ?? true
-        reportURL = try layers.string("update.report-url")
+        reportURL = try layers.url("update.report-url")
         let windowTexts = try layers.strings("update.activate-window") ?? []
         activateWindows = try windowTexts.map { text in
             guard let window = ActivationWindow(text) else {
@@ -119,12 +120,12 @@ struct UpdateSettings {
         }
         runtime = try Self.runtime(layers)
         prefetchTimeLimit = try layers.number("update.prefetch-time-limit") ?? Defaults.prefetchTimeLimit
-        prefetchUpstream = try layers.string("update.prefetch-upstream")
+        prefetchUpstream = try layers.url("update.prefetch-upstream")
         acceptImages = try Self.acceptImages(layers)
 
         guard keep >= 1 else { throw layers.invalid("update.keep", "must be at least 1") }
-        if let reportURL, !(reportURL.hasPrefix("http://") || reportURL.hasPrefix("https://")) || reportURL.contains("?") {
-            throw layers.invalid("update.report-url", "must be an http or https URL without a query")
+        if let reportURL, reportURL.contains("?") {
+            throw layers.invalid("update.report-url", "'\(reportURL.escapedForMessage)' has a query; it must have none")
         }
         guard attempts >= 1 else { throw layers.invalid("update.attempts", "must be at least 1") }
         guard connectTimeout >= 1 else { throw layers.invalid("update.connect-timeout", "must be at least 1 second") }
@@ -144,9 +145,6 @@ struct UpdateSettings {
         guard (0...86_400).contains(jitter) else { throw layers.invalid("update.jitter", "must be 0 to 86400 seconds") }
         guard (0...3600).contains(prefetchTimeLimit) else {
             throw layers.invalid("update.prefetch-time-limit", "must be 0 (no prefetch) to 3600 seconds")
-        }
-        if let prefetchUpstream, !(prefetchUpstream.hasPrefix("http://") || prefetchUpstream.hasPrefix("https://")) {
-            throw layers.invalid("update.prefetch-upstream", "must be an http or https URL")
         }
         if let deviceID, deviceID.isEmpty || deviceID.utf8.count > 256 {
             throw layers.invalid("update.device-id", "must be 1 to 256 bytes")

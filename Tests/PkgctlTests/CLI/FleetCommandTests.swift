@@ -39,7 +39,8 @@ import Testing
         let outside = try #require(early.first { !included($0) })
         let late = try #require((20..<200).map { "d\($0)" }.first(where: included))   // joins during the rollout
         #expect(try update(inside).stdout == "demo: 1.0.0 -> 2.0.0 (upgraded)\n")
-        #expect(try update(outside).stdout == "demo: 1.0.0 is up to date\n")
+        #expect(try update(outside).stdout
+                == "demo: 1.0.0 is up to date (2.0.0 is rolling out to 50 % of devices; this device is not in it yet)\n")
         #expect(try update(late).stdout == "demo: installed 2.0.0\n")
 
         let lower = try run(["rollout", origin, "demo", "10"])

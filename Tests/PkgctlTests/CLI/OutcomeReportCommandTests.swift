@@ -121,7 +121,10 @@ import Testing
         }
         let refused = try update(site.temp.path("store4"), ["--report-url", "ftp://example.com/r"])
         #expect(refused.status == 64)
-        #expect(refused.stderr == "pkgctl: --report-url must be an http or https URL without a query\n")
+        #expect(refused.stderr == "pkgctl: --report-url 'ftp://example.com/r' is not an http(s) URL\n")
+        let query = try update(site.temp.path("store4"), ["--report-url", "http://example.com/r?x=1"])
+        #expect(query.status == 64)
+        #expect(query.stderr == "pkgctl: --report-url 'http://example.com/r?x=1' has a query; it must have none\n")
     }
 
     @Test func fleetReportReadsEveryLineOfALogLargerThanItsReads() throws {

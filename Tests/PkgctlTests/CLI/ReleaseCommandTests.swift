@@ -110,8 +110,44 @@ import Testing
         let package = try #require((listing["packages"] as? [[String: Any]])?.first)
         #expect(package["held"] as? [String] == ["1.1.0"])
 
-        #expect(try PkgctlProcess.run(["unhold", "--root", root, "demo"]).stdout == "demo: released 1.1.0\n")
+        #expect(try PkgctlProcess.run(["unhold", "--root", root, "demo"]).stdout
+                == "demo: released 1.1.0; the next update reads the manifest again\n")
         #expect(try update(trust: []).stdout == "demo: 1.0.0 -> 1.1.0 (upgraded)\n")
+    }
+
+    /// Against an origin that answers 304: after a rollback every update names the held version,
+    /// also when the manifest is not modified, and unhold forgets the validators whether or not
+    /// anything was held, as it says (issue 35, 9).
+    @Test func updatesNameHeldVersionsAndUnholdAlwaysForgetsTheValidators() throws {
+        let site = try PublishingOrigin()
+        func publish(_ version: String) throws {
+            try BundleFixtures.packDemo(version, into: site.out)
+            try backdate(site.out + "/manifest.json")  // a strong validator: a 304 next time
+        }
+        func update(_ extra: [String] = []) throws -> PkgctlProcess.Result {
+            try PkgctlProcess.run(["update", "--root", root, "--manifest", site.manifestURL] + extra)
+        }
+        func unhold() throws -> String { try PkgctlProcess.run(["unhold", "--root", root, "demo"]).stdout }
+        try publish("1.0.0")
+        #expect(try update().stdout == "demo: installed 1.0.0\n")
+        try publish("1.1.0")
+        #expect(try update().stdout == "demo: 1.0.0 -> 1.1.0 (upgraded)\n")
+        #expect(try update().stdout == "manifest not modified; nothing to do\n")
+        #expect(try PkgctlProcess.run(["rollback", "--root", root, "demo"]).status == 0)
+
+        let held = "demo: 1.1.0 is held back; 1.0.0 stays active (pkgctl unhold demo allows it)\n"
+        #expect(try update().stdout == held, "the manifest is read again after a rollback")
+        #expect(try update().stdout == "manifest not modified; nothing to do\n" + held)
+        let json = try update(["--json"])
+        let report = try JSONDecoder().decode(UpdateReport.self, from: Data(json.stdout.utf8))
+        #expect(report.manifest == .notModified && report.packages.map(\.action) == [.held], "\(json.stdout)")
+        #expect(report.packages.first.map { "\($0.from ?? "-") \($0.to)" } == "1.0.0 1.1.0")
+
+        #expect(try unhold() == "demo: released 1.1.0; the next update reads the manifest again\n")
+        #expect(try update().stdout == "demo: 1.0.0 -> 1.1.0 (upgraded)\n")
+        #expect(try update().stdout == "manifest not modified; nothing to do\n", "nothing held any more")
+        #expect(try unhold() == "demo: no version was held; the next update reads the manifest again\n")
+        #expect(try update().stdout == "demo: 1.1.0 is up to date\n", "read again, as unhold said")
     }
 
     /// kill -9 of `pkgctl update` while its health check runs: the next run

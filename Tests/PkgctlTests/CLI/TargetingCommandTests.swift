@@ -117,4 +117,66 @@ import Testing
         let neither = try PkgctlProcess.run(["rollout", site.out, "demo"])
         #expect(neither.status == 64 && neither.stderr == "pkgctl: give a percent, --devices FILE, or both\n", "\(neither.stderr)")
     }
+
+    /// 1.1.0 published, then 2.0.0 rolling out to 10 % (devices outside get 1.1.0): returns a device
+    /// id the rollout leaves out and one it includes.
+    private func rollOutToTenPercent() throws -> (outside: String, inside: String) {
+        try pack("1.1.0")
+        try pack("2.0.0", from: "1.1.0", ["--rollout", "10"])
+        let manifest = try #require(try PublishedManifest.read(site.out + "/manifest.json")?.manifest)
+        let rollout = try #require(manifest.packages.first { $0.version == "2.0.0" }?.rollout)
+        let ids = (0..<500).map { "device-\($0)" }
+        try backdate(site.out + "/manifest.json")  // a strong validator: a 304 next time
+        return (try #require(ids.first { !rollout.includes(deviceID: $0) }), try #require(ids.first { rollout.includes(deviceID: $0) }))
+    }
+
+    /// A device a staged rollout leaves out is told so, in the line and the JSON, on the run that
+    /// installs the version named before, on a run where nothing changes, and on a 304 (issue 35, 7).
+    @Test func aDeviceLeftOutOfARolloutIsToldWhatIsRollingOut() throws {
+        let (outside, inside) = try rollOutToTenPercent()
+        let store = site.temp.path("store")
+        func update(_ extra: [String] = []) throws -> PkgctlProcess.Result {
+            try PkgctlProcess.run(["update", "--root", store, "--manifest", site.manifestURL, "--device-id", outside] + extra)
+        }
+        let note = "2.0.0 is rolling out to 10 % of devices; this device is not in it yet"
+        let first = try update()
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout == "demo: installed 1.1.0 (\(note))\n")
+        #expect(try update().stdout == "manifest not modified; nothing to do\ndemo: 1.1.0 is up to date (\(note))\n")
+        // The manifest read again (a new ETag), and nothing to do.
+        try backdate(site.out + "/manifest.json", seconds: 20)
+        #expect(try update().stdout == "demo: 1.1.0 is up to date (\(note))\n")
+        try backdate(site.out + "/manifest.json", seconds: 30)
+        let unchanged = try update(["--json"])
+        #expect(unchanged.status == 0, "\(unchanged.stderr)")
+        let report = try JSONDecoder().decode(UpdateReport.self, from: Data(unchanged.stdout.utf8))
+        #expect(report.manifest == .fetched)
+        #expect(report.packages.map(\.action) == [.unchanged], "the actions keep their meaning")
+        let object = try JSONSerialization.jsonObject(with: Data(unchanged.stdout.utf8)) as? [String: Any]
+        let package = (object?["packages"] as? [[String: Any]])?.first
+        #expect((package?["rollingOut"] as? [String: Any]).map { "\($0["version"] ?? "-") \($0["percent"] ?? "-")" } == "2.0.0 10",
+                "\(unchanged.stdout)")
+        // A device in the rollout hears nothing of it.
+        let included = try PkgctlProcess.run(["update", "--root", site.temp.path("inside"), "--manifest", site.manifestURL,
+                                              "--device-id", inside])
+        #expect(included.stdout == "demo: installed 2.0.0\n", "\(included.stderr)")
+    }
+
+    /// The validators kept for the conditional GET belong to the device id, as to the runtime:
+    /// the same store updated under another id reads the manifest in full, and its rollout is
+    /// decided for that id (issue 35, 8).
+    @Test func anotherDeviceIDReadsTheManifestAgain() throws {
+        let (outside, inside) = try rollOutToTenPercent()
+        let store = site.temp.path("store")
+        func update(as device: String) throws -> PkgctlProcess.Result {
+            try PkgctlProcess.run(["update", "--root", store, "--manifest", site.manifestURL, "--device-id", device])
+        }
+        #expect(try update(as: outside).stdout.hasPrefix("demo: installed 1.1.0 ("))
+        let moved = try update(as: inside)
+        #expect(moved.status == 0, "\(moved.stderr)")
+        #expect(moved.stdout == "demo: 1.1.0 -> 2.0.0 (upgraded)\n")
+        let statuses = site.origin.settledAccessLog().filter { $0.hasPrefix("/manifest.json ") }.map { $0.split(separator: " ")[1] }
+        #expect(statuses == ["200", "200"], "\(site.origin.settledAccessLog())")
+        #expect(try update(as: inside).stdout == "manifest not modified; nothing to do\n")
+    }
 }

@@ -31,6 +31,48 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
     }
 
+    /// A URL option without its scheme is refused before anything is fetched, naming the option,
+    /// where it came from and the URL meant, rather than fetched and the failure blamed on the
+    /// manifest's relative URLs (issue 35, 2): a flag exits 64, the environment and the config file 78.
+    @Test func aURLWithoutItsSchemeIsRefusedNamingWhereItCameFrom() throws {
+        let site = try PublishingOrigin()
+        try BundleFixtures.packDemo("1.0.0", into: site.out)
+        let bare = String(site.manifestURL.dropFirst("http://".count))  // 127.0.0.1:PORT/manifest.json
+        let problem = "'\(bare)' is not an http(s) or file URL (did you mean 'http://\(bare)'?)"
+
+        let flag = try PkgctlProcess.run(["update", "--root", root, "--manifest", bare])
+        #expect(flag.status == 64)
+        #expect(flag.stderr == "pkgctl: --manifest \(problem)\n")
+        let environment = try PkgctlProcess.run(["update", "--root", root], environment: ["PKGCTL_UPDATE_MANIFEST": bare])
+        #expect(environment.status == 78)
+        #expect(environment.stderr == "pkgctl: PKGCTL_UPDATE_MANIFEST: update.manifest \(problem)\n")
+        try #"{"update": {"manifest": "\#(bare)"}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        let file = try PkgctlProcess.run(["update", "--root", root, "--config", config])
+        #expect(file.status == 78)
+        #expect(file.stderr == "pkgctl: \(config): update.manifest \(problem)\n")
+        #expect(site.origin.settledAccessLog().isEmpty, "nothing was fetched")
+        let path = try PkgctlProcess.run(["update", "--root", root, "--manifest", site.out + "/manifest.json"])
+        #expect(path.stderr == "pkgctl: --manifest '\(site.out)/manifest.json' is not an http(s) or file URL "
+                + "(did you mean 'file://\(site.out)/manifest.json'?)\n")
+
+        // The other URL options of update, the same way.
+        let report = try PkgctlProcess.run(["update", "--root", root, "--manifest", site.manifestURL,
+                                            "--report-url", "127.0.0.1:9/report/v1"])
+        #expect(report.status == 64)
+        #expect(report.stderr == "pkgctl: --report-url '127.0.0.1:9/report/v1' is not an http(s) URL "
+                + "(did you mean 'http://127.0.0.1:9/report/v1'?)\n")
+        let upstream = try PkgctlProcess.run(["update", "--root", root, "--manifest", site.manifestURL],
+                                             environment: ["PKGCTL_UPDATE_PREFETCH_UPSTREAM": "cdn.example.com"])
+        #expect(upstream.status == 78)
+        #expect(upstream.stderr == "pkgctl: PKGCTL_UPDATE_PREFETCH_UPSTREAM: update.prefetch-upstream 'cdn.example.com' "
+                + "is not an http(s) URL (did you mean 'http://cdn.example.com'?)\n")
+        let fileUpstream = try PkgctlProcess.run(["update", "--root", root, "--manifest", manifestURL,
+                                                  "--prefetch-upstream", "file:///srv"])
+        #expect(fileUpstream.status == 64)
+        #expect(fileUpstream.stderr == "pkgctl: --prefetch-upstream 'file:///srv' is not an http(s) URL\n")
+        #expect(!FileManager.default.fileExists(atPath: root + "/packages/demo"))
+    }
+
     @Test func trustedKeysComeFromTheConfigFileAsAListOrTheEnvironmentCommaSeparated() throws {
         for name in ["release", "other"] {
             #expect(try PkgctlProcess.run(["keygen", "--out", keys, "--name", name]).status == 0)
