@@ -39,11 +39,23 @@ extension PreviewHandler {
             }
         }
         if configuration.offline {
-            return sendError(.notFound, "\(request.url.escapedForMessage) is in no installed package (offline)", context: context)
+            return sendError(.notFound, notFoundMessage(for: request, referer: head.headers.first(name: "Referer")),
+                             context: context)
         }
         let task = ChannelResourceTask(request: request, resolver: resolver, handler: self, context: context)
         upstreamTask = task
         resolver.start(task, delivery: task.delivery)
+    }
+
+    /// The body of the 404 for `request` when nothing goes to the origin: what it is not in, true
+    /// to what is served, then, for a path outside every route, the base path the page's build
+    /// likely needs (``BasePathAdvice``).
+    private func notFoundMessage(for request: ResourceRequest, referer: String?) -> String {
+        let url = request.url.escapedForMessage
+        let missing = resolver.servedFolder.map { "\(url) is not in the build folder \($0.escapedForMessage)" }
+            ?? "\(url) is in no installed package (offline)"
+        guard let advice = basePathAdvice.advice(for: request, referer: referer, resolver: resolver) else { return missing }
+        return missing + "; " + advice
     }
 
     private func sendLocal(_ answer: LocalAnswer, context: ChannelHandlerContext) {

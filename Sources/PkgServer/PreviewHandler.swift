@@ -25,6 +25,7 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     let configuration: PreviewServerConfiguration
     let accessLog: Logger?
     let metrics: ServerMetrics?
+    let basePathAdvice: BasePathAdvice
     /// Faults on this side (a package file that cannot be read), whatever `accessLog` is.
     let errorLog = Logger(label: "pkgctl.serve")
     /// This event loop's heads and bodies of local answers; taken on the loop, at first use.
@@ -56,11 +57,12 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
     static let queuedRequestLimit = 4
 
     init(resolver: PkgCore.Resolver, configuration: PreviewServerConfiguration, accessLog: Logger?,
-         metrics: ServerMetrics?) {
+         metrics: ServerMetrics?, basePathAdvice: BasePathAdvice) {
         self.resolver = resolver
         self.configuration = configuration
         self.accessLog = accessLog
         self.metrics = metrics
+        self.basePathAdvice = basePathAdvice
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

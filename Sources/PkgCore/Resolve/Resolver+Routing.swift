@@ -10,6 +10,27 @@ extension Resolver {
         return table.withLock { $0 }.entryPath(host: host)
     }
 
+    /// Every route served now, as a manifest writes it (`www.example.com/app`, `localhost`), in
+    /// package-name then manifest order; none for an empty store.
+    package var routeNames: [String] {
+        table.withLock { $0 }.routes.map { $0.host + $0.prefix }
+    }
+
+    /// Whether some route serves `host` (named with or without its port, as requests are routed).
+    package func routesHost(_ host: String) -> Bool {
+        table.withLock { $0 }.hasRoutes(host: host.lowercased())
+    }
+
+    /// The percent-encoded path of the route that serves `rawPath` on `host`, with a trailing
+    /// slash (`/app/`; `/` for the host's root), or nil when no route does or the path is refused.
+    /// Follows updates as routing does.
+    package func routePath(host: String, rawPath: Substring) -> String? {
+        guard let path = try? RequestPath.decode(rawPath), let match = route(host: host.lowercased(), path: path) else {
+            return nil
+        }
+        return RequestPath.encode(match.route.prefix) + "/"
+    }
+
     /// Forces the route snapshot to be rebuilt from the store (a folder's route never changes).
     public func reload() throws {
         if servesFolder { return }

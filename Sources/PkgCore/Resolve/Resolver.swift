@@ -37,6 +37,11 @@ public final class Resolver: Sendable {
     public let store: PackageStore
     /// Origins, TLS trust and write-through settings.
     public let configuration: ResolverConfiguration
+    /// The build folder served, as ``init(folder:cacheDirectory:configuration:)`` was given it; nil
+    /// for a store's packages.
+    package var servedFolder: String? {
+        servesFolder ? table.withLock { $0 }.mounts.first?.directory : nil
+    }
     private let tasks: TaskTable
     let table: PosixMutex<RouteTable>
     /// Whether the routes are a build folder's, fixed for the resolver's life (no store to watch).
@@ -63,9 +68,14 @@ public final class Resolver: Sendable {
     /// A resolver over a build folder instead of a store (`pkgctl serve --source`): `folder` is
     /// its only route, its files are opened on every request, and what it lacks and the origin
     /// sends is written through under `cacheDirectory` (created when missing; the caller removes it).
+    /// Throws ``PkgError/Code/invalidArgument`` when the folder's ``SourceFolder/spaFallback`` is
+    /// not one of its files, as `pack` refuses it.
     public convenience init(folder: SourceFolder, cacheDirectory: String,
                             configuration: ResolverConfiguration = ResolverConfiguration()) throws {
         let mount = try PackageMount(folder: folder)
+        try ManifestEntry.checkSpaFallback(folder.spaFallback, isAFileOf: folder.directory) { name in
+            mount.file(at: name)?.relativePath == name  // a folder's index.html is not the folder
+        }
         let route = PackageRoute(folder.route)!  // SourceFolder checked it
         let routes = RouteTable(routes: [Route(host: route.host, prefix: route.prefix, mount: mount)], mounts: [mount],
                                 packagesStamp: -1)
