@@ -25,6 +25,8 @@ public final class PreviewServer: Sendable {
     public let configuration: PreviewServerConfiguration
     private let accessLog: Logger?
     private let metrics: ServerMetrics?
+    /// Shared by every connection: the log advises about a route prefix once per server.
+    private let basePathAdvice = BasePathAdvice()
     private let group: MultiThreadedEventLoopGroup
     /// Dropped before the event loops stop: its deinit touches them.
     private let quiescing: PosixMutex<ServerQuiescingHelper?>
@@ -47,7 +49,8 @@ public final class PreviewServer: Sendable {
         guard let quiescing = quiescing.withLock({ $0 }) else {
             throw PkgError(.invalidArgument, "the preview server was shut down; make a new one")
         }
-        let resolver = resolver, configuration = configuration, accessLog = accessLog, metrics = metrics
+        let resolver = resolver, configuration = configuration, accessLog = accessLog, metrics = metrics,
+            basePathAdvice = basePathAdvice
         let channel = try ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 512)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -65,7 +68,8 @@ public final class PreviewServer: Sendable {
                     // requests in order, answers malformed ones (errorCaught) and closes idle connections.
                     try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
                     try pipeline.addHandler(PreviewHandler(resolver: resolver, configuration: configuration,
-                                                           accessLog: accessLog, metrics: metrics))
+                                                           accessLog: accessLog, metrics: metrics,
+                                                           basePathAdvice: basePathAdvice))
                 }
             }
             .bind(host: configuration.bindHost, port: configuration.port)

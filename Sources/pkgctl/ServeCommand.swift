@@ -21,7 +21,10 @@ struct ServeCommand: AsyncParsableCommand {
             With --metrics-port, Prometheus scrapes http://ADDRESS:PORT/metrics. \
             With --source DIR, a build folder is served instead, under the same rules as a package \
             (--route, --spa-fallback, --immutable and --header as pack takes them), and a file changed \
-            in it is served changed; what it lacks is a 404 unless --upstream names an origin.
+            in it is served changed; what it lacks is a 404 unless --upstream names an origin. \
+            An empty store, or a --default-host no route matches, is said on stderr at start. \
+            A 404 for a path outside every route of a host whose routes have a prefix names the base \
+            path the page's build likely needs (e.g. /app/).
             """)
 
     @OptionGroup var store: StoreOptions
@@ -100,30 +103,55 @@ struct ServeCommand: AsyncParsableCommand {
             let cache = try reportingErrors { try Self.makeCacheDirectory() }
             defer { try? FileManager.default.removeItem(atPath: cache) }
             try serve(settings, served: folder.directory) { configuration in
-                (try Resolver(folder: folder, cacheDirectory: cache, configuration: configuration),
-                 PackageRoute(folder.route)?.host)
+                let resolver = try Resolver(folder: folder, cacheDirectory: cache, configuration: configuration)
+                // A build folder's route never changes: no request for this host could ever be served.
+                if let host = settings.defaultHost, !resolver.routesHost(host) {
+                    throw layers.invalid("serve.default-host", "'\(host.escapedForMessage)' matches no route "
+                                         + "(routes: \(folder.route)); a build folder is served only under its --route")
+                }
+                return (resolver, PackageRoute(folder.route)?.host, nil)
             }
         } else {
             let packageStore = try reportingErrors { try store.packageStore(layers) }
             try serve(settings, served: packageStore.layout.root) { configuration in
-                (try Resolver(store: packageStore, configuration: configuration),
-                 try Self.defaultHost(of: packageStore.activePackages()))
+                let resolver = try Resolver(store: packageStore, configuration: configuration)
+                let packages = try packageStore.activePackages()
+                return (resolver, Self.defaultHost(of: packages),
+                        Self.unservedNotice(root: packageStore.layout.root, hasPackages: !packages.isEmpty,
+                                            defaultHost: settings.defaultHost, resolver: resolver,
+                                            offline: settings.offline))
             }
         }
     }
 
+    /// The line `serve` starts with on stderr when a store's packages serve nothing it will be
+    /// asked, or nil: an empty store, or a `--default-host` no route matches. A warning, not a
+    /// refusal: the server follows updates, and an update may install the package or add the route.
+    static func unservedNotice(root: String, hasPackages: Bool, defaultHost: String?, resolver: Resolver,
+                               offline: Bool) -> String? {
+        let answered = offline ? "will be answered 404" : "goes to the origin"
+        guard hasPackages else {
+            return "the store \(root) has no installed package; every request \(answered) (run pkgctl update first)"
+        }
+        guard let host = defaultHost, !resolver.routesHost(host) else { return nil }
+        let routes = resolver.routeNames.isEmpty ? "none" : resolver.routeNames.joined(separator: ", ")
+        return "--default-host '\(host.escapedForMessage)' matches no route (routes: \(routes)); every /PATH request "
+            + "\(answered) until an update installs a package routed for it"
+    }
+
     /// Serves until SIGINT or SIGTERM; blocks the calling thread. `makeResolver` gives the
-    /// resolver and the host `/PATH` requests resolve for when no setting names one.
+    /// resolver, the host `/PATH` requests resolve for when no setting names one, and a line to
+    /// warn with once the server listens.
     private func serve(_ settings: ServeSettings, served: String,
-                       makeResolver: (ResolverConfiguration) throws -> (Resolver, String?)) throws {
+                       makeResolver: (ResolverConfiguration) throws -> (Resolver, String?, String?)) throws {
         let bind = settings.bind, port = settings.port
         // A build folder's misses go to an origin only when one is named.
         let offline = settings.offline || (settings.source != nil && settings.upstream == nil)
         // Before the resolver and the server make their metric handles.
         let registry = settings.metricsPort.map { _ in Self.bootstrapMetrics() }
-        let (server, address, host, metrics) = try reportingErrors {
-            let (resolver, routedHost) = try makeResolver(ResolverConfiguration(upstream: settings.upstream,
-                                                                                caFile: settings.caFile))
+        let (server, address, host, metrics, notice) = try reportingErrors {
+            let (resolver, routedHost, notice) = try makeResolver(ResolverConfiguration(upstream: settings.upstream,
+                                                                                        caFile: settings.caFile))
             let host = settings.defaultHost ?? routedHost
             let accessLog = settings.quiet ? nil : Logger(label: "pkgctl.serve")
             let server = PreviewServer(resolver: resolver,
@@ -138,13 +166,14 @@ struct ServeCommand: AsyncParsableCommand {
                     try metrics.start()
                 })
             }
-            return (server, try listening(on: bind, port) { try server.start() }, host, metrics)
+            return (server, try listening(on: bind, port) { try server.start() }, host, metrics, notice)
         }
         let shownHost = address.ipAddress.map { $0.contains(":") ? "[\($0)]" : $0 } ?? bind
         let entry = host.flatMap(server.resolver.entryPath(forHost:)) ?? "/"
         let banner = "serving \(served) on http://\(shownHost):\(address.port ?? port)\(entry)"
             + (host.map { " (as \($0))" } ?? "")
             + (metrics.map { "; metrics on http://\(shownHost):\($0.address.port ?? 0)/metrics" } ?? "") + "\n"
+        if let notice { Output.printError(notice) }  // before the banner: a reader of it may stop us at once
         Output.write(Array(banner.utf8), to: STDOUT_FILENO)
 
         // A parent may have started us with these blocked (e.g. a test runner's thread).

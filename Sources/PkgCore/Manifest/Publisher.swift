@@ -62,9 +62,7 @@ public struct Publisher: Sendable {
         placeholder.prefetch = prefetch
         try placeholder.validate(source: manifestPath)
         let files = try BundlePacker.files(in: source)
-        if let spaFallback, !files.contains(where: { $0.name == spaFallback }) {
-            throw PkgError(.invalidArgument, "spaFallback '\(spaFallback.escapedForMessage)' is not a file of \(source)")
-        }
+        try ManifestEntry.checkSpaFallback(spaFallback, isAFileOf: source) { name in files.contains { $0.name == name } }
         for glob in immutable where !files.contains(where: { fnmatch(glob, $0.name, 0) == 0 }) {
             throw PkgError(.invalidArgument, "immutable '\(glob.escapedForMessage)' matches no file of \(source)")
         }

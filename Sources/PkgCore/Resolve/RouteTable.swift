@@ -61,6 +61,9 @@ final class RouteTable: Sendable {
         return nil
     }
 
+    /// Whether some route serves `host` (with or without its port).
+    func hasRoutes(host: String) -> Bool { routedHost(host) != nil }
+
     /// The route for `host` and the decoded `path`, or nil when no package serves it.
     func match(host: String, path: String) -> RouteMatch? {
         guard let key = routedHost(host), let candidates = byHost[key] else { return nil }

@@ -36,17 +36,37 @@ import Testing
         try #require(process.terminationStatus == 0)
     }
 
-    /// Starts `pkgctl serve --source site ARGUMENTS` on a free port; returns its base URL.
-    private func serve(_ arguments: [String], body: (String) throws -> Void) throws {
+    /// Starts `pkgctl serve --source site ARGUMENTS` on a free port and runs `body` with its base
+    /// URL; returns what the server wrote on stderr until it was stopped after `body`.
+    @discardableResult
+    private func serve(_ arguments: [String], body: (String) throws -> Void) throws -> String {
         let (server, out, err) = try PkgctlProcess.start(["serve", "--source", site, "--port", "0", "--quiet"] + arguments)
+        let errors = PipeReader(err)
         defer { ProcessLaunch.stop(server) }
         let banner = try PkgctlProcess.firstLine(of: out, timeout: 20)
         guard let url = banner.split(separator: " ").first(where: { $0.hasPrefix("http://") }) else {
-            Issue.record("no banner: \(banner) \(String(decoding: err.fileHandleForReading.availableData, as: UTF8.self))")
-            return
+            ProcessLaunch.stop(server)
+            Issue.record("no banner: \(banner) \(errors.text())")
+            return ""
         }
         let base = url.replacingOccurrences(of: "/app/", with: "")
         try body(base.hasSuffix("/") ? String(base.dropLast()) : base)
+        ProcessLaunch.stop(server)
+        return errors.text()
+    }
+
+    /// Runs `pkgctl serve --source site --port 0 ARGUMENTS`, which must refuse to start: a server
+    /// that starts instead is stopped after 20 s and fails the test. Returns its status and stderr.
+    private func serveRefused(_ arguments: [String]) throws -> (status: Int32, stderr: String) {
+        let (server, _, err) = try PkgctlProcess.start(["serve", "--source", site, "--port", "0"] + arguments)
+        let errors = PipeReader(err)
+        let deadline = Date().addingTimeInterval(20)
+        while server.isRunning, Date() < deadline { usleep(20_000) }
+        if server.isRunning {
+            ProcessLaunch.stop(server)
+            Issue.record("serve \(arguments) started instead of refusing")
+        }
+        return (server.terminationStatus, errors.text())
     }
 
     @Test func aBuildFolderIsServedUnderThePackageRules() throws {
@@ -161,6 +181,59 @@ import Testing
         let result = try PkgctlProcess.run(["serve", "--port", "0"] + arguments.map { $0 == "SITE" ? site : $0 })
         #expect(result.status == 64, "\(result.stderr)")
         #expect(result.stderr.hasPrefix(message) && result.stderr.filter { $0 == "\n" }.count == 1, "\(result.stderr)")
+    }
+
+    @Test func aSpaFallbackTheFolderLacksIsRefusedInPacksWords() throws {
+        // A typo: every deep link would be a 404. "docs" is a folder: its index.html is not it.
+        for fallback in ["index.htm", "docs"] {
+            let refused = try serveRefused(["--route", "localhost/app", "--spa-fallback", fallback])
+            #expect(refused.status == 1, "\(fallback)")
+            #expect(refused.stderr == "pkgctl: spaFallback '\(fallback)' is not a file of \(site)\n")
+        }
+    }
+
+    @Test func aDefaultHostTheFoldersRouteCannotMatchIsRefused() throws {
+        let refused = try serveRefused(["--route", "localhost/app", "--default-host", "www.example.com"])
+        #expect(refused.status == 64)
+        #expect(refused.stderr == "pkgctl: --default-host 'www.example.com' matches no route (routes: localhost/app); "
+                + "a build folder is served only under its --route\n")
+        // The route's host with a port is the route's host.
+        try serve(["--route", "localhost/app", "--default-host", "localhost:8080"]) { base in
+            let page = try HTTPExchange.curl(base + "/app/")
+            #expect(page.status == 200)
+        }
+    }
+
+    @Test func aMissIsA404ThatSaysTheBuildFolderLacksTheFile() throws {
+        try serve([]) { base in
+            let miss = try HTTPExchange.curl(base + "/assets/missing.js")
+            #expect(miss.status == 404)
+            #expect(String(decoding: miss.body, as: UTF8.self)
+                    == "app://localhost/assets/missing.js is not in the build folder \(site)\n")
+        }
+    }
+
+    @Test func aPathOutsideThePrefixRouteIsA404ThatNamesTheBasePathTheBuildNeeds() throws {
+        // A build made for / and served under /app/ asks for /assets/…: no route holds it.
+        let path = "/assets/index-BDoW_Vkf.js"
+        let advice = "no route of localhost holds \(path): the build's base path likely needs to be /app/ "
+            + "(Vite base, webpack output.publicPath)"
+        let errors = try serve(["--route", "localhost/app"]) { base in
+            for _ in 0..<2 {
+                let miss = try HTTPExchange.curl(base + path, ["-H", "Referer: \(base)/app/"])
+                #expect(miss.status == 404)
+                #expect(String(decoding: miss.body, as: UTF8.self)
+                        == "app://localhost\(path) is not in the build folder \(site); \(advice)\n")
+            }
+            #expect(try HTTPExchange.curl(base + "/favicon.ico").status == 404)
+            // Under the route, a missing file is only missing.
+            let inside = try HTTPExchange.curl(base + "/app/assets/missing.js")
+            #expect(String(decoding: inside.body, as: UTF8.self)
+                    == "app://localhost/app/assets/missing.js is not in the build folder \(site)\n")
+        }
+        // The log says it once for the route, whatever --quiet does to the access log.
+        #expect(errors.components(separatedBy: "the build's base path likely needs to be /app/").count == 2, "\(errors)")
+        #expect(errors.contains(advice), "\(errors)")
     }
 
     @Test func aMissingFolderOrAConfigFileKeyWithoutOneIsRefused() throws {

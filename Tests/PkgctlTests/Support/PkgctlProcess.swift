@@ -38,21 +38,12 @@ struct PkgctlProcess {
     static func run(_ arguments: [String], environment: [String: String] = [:], launcher: [String] = [],
                     stdin: String? = nil) throws -> Result {
         let (process, out, err) = try start(arguments, environment: environment, launcher: launcher, stdin: stdin)
-        let stderrBytes = PosixMutex(Data())
-        let stderrDone = DispatchSemaphore(value: 0)
-        let reader = Thread {
-            let data = err.fileHandleForReading.readDataToEndOfFile()
-            stderrBytes.withLock { $0 = data }
-            stderrDone.signal()
-        }
-        reader.start()
+        let stderr = PipeReader(err)
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        stderrDone.wait()
-        let stderr = stderrBytes.withLock { $0 }
+        let stderrText = stderr.text()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus,
-                      stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
+        return Result(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                      stderr: stderrText)
     }
 
     /// The first line `pipe` carries within `timeout` (a server's banner).

@@ -1,0 +1,52 @@
+import Foundation
+import Testing
+@testable import PkgCore
+
+/// `pkgctl serve` over a store that serves nothing it will be asked says so in one line on
+/// stderr as it starts, and still starts: an update may install what is missing.
+@Suite struct ServeStartNoticeTests {
+    let temp: TemporaryDirectory
+    let root: String
+
+    init() throws {
+        temp = try TemporaryDirectory()
+        root = temp.path("store")
+    }
+
+    /// Starts `pkgctl serve --root root --port 0 --quiet ARGUMENTS`, checks that it listens, stops it,
+    /// and returns what it wrote on stderr until it was stopped.
+    private func serveErrors(_ arguments: [String]) throws -> String {
+        let (server, out, err) = try PkgctlProcess.start(["serve", "--root", root, "--port", "0", "--quiet"] + arguments)
+        let errors = PipeReader(err)
+        defer { ProcessLaunch.stop(server) }
+        let banner = try PkgctlProcess.firstLine(of: out, timeout: 20)
+        #expect(banner.hasPrefix("serving \(root) on http://"), "\(banner)")
+        ProcessLaunch.stop(server)
+        return errors.text()
+    }
+
+    private func installDemo() throws {
+        let origin = temp.path("origin")
+        _ = try BundleFixtures.publishDemo(["1.0.0"], into: origin)
+        let updated = try PkgctlProcess.run(["update", "--root", root, "--manifest", "file://" + origin + "/manifest.json"])
+        try #require(updated.status == 0, "\(updated.stderr)")
+    }
+
+    @Test func anEmptyStoreIsNamedAtStart() throws {
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        #expect(try serveErrors(["--offline"]) == "pkgctl: the store \(root) has no installed package; "
+                + "every request will be answered 404 (run pkgctl update first)\n")
+        #expect(try serveErrors([]) == "pkgctl: the store \(root) has no installed package; "
+                + "every request goes to the origin (run pkgctl update first)\n")
+    }
+
+    @Test func aDefaultHostNoRouteMatchesIsNamedWithTheRoutesAtStart() throws {
+        try installDemo()
+        #expect(try serveErrors(["--offline", "--default-host", "shop.example.com"])
+                == "pkgctl: --default-host 'shop.example.com' matches no route (routes: www.example.com/app); every "
+                + "/PATH request will be answered 404 until an update installs a package routed for it\n")
+        // A host with its port is routed as the host; the only package's host is the default.
+        #expect(try serveErrors(["--offline", "--default-host", "www.example.com:8443"]) == "")
+        #expect(try serveErrors(["--offline"]) == "")
+    }
+}
