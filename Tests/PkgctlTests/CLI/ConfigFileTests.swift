@@ -78,7 +78,8 @@ import Testing
         (["update", "--manifest", "file:///x", "--jitter=-1"], "pkgctl: --jitter must be 0 to 86400 seconds\n"),
         (["update", "--manifest", "file:///x", "--keep", "0"], "pkgctl: --keep must be at least 1\n"),
         (["update", "--jitter", "-1"], "pkgctl: Missing value for '--jitter <seconds>'\n"),
-        (["update", "--no-such-flag"], "pkgctl: Unknown option '--no-such-flag'\n"),
+        (["update", "--no-such-flag"],
+         "pkgctl: Unknown option '--no-such-flag' for 'pkgctl update' (pkgctl update --help lists its options)\n"),
         (["no-such-command"], nil),
     ] as [([String], String?)])
     func everyRefusalOfTheCommandLineIsOneLineAndExit64(arguments: [String], message: String?) throws {
