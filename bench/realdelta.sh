@@ -205,7 +205,7 @@ def pkgctl_run(label, name, a_dir, b_dir, b_version, a_version, run_index):
     out = os.path.join(www, f"{label}-{run_index}")
     store = os.path.join(work, "stores", f"{label}-{run_index}")
     manifest = f"{origin}/{label}-{run_index}/manifest.json"
-    # The update's own bytes: its outcome report (one GET, README: Outcome reports) is left out.
+    # The update's own bytes: its outcome report (one GET, docs/ROLLOUTS.md: Outcome reports) is left out.
     update = [pkgctl, "update", "--quiet", "--no-report", "--root", store, "--manifest", manifest]
     run(pkgctl, "pack", a_dir, "--name", name, "--version", a_version, "--out", out)
     run(*update)

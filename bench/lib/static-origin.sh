@@ -1,5 +1,5 @@
 # Sourced by the bench scripts that need a static origin: nginx on 127.0.0.1 serving
-# $work/www with gzip, as the README advises an origin (objects have no extension,
+# $work/www with gzip, as docs/PUBLISHING.md advises an origin (objects have no extension,
 # so every type is compressed), and an access log of `$request_uri $status
 # $bytes_sent $body_bytes_sent` in $work/access.log. Sets $port; the EXIT trap stops
 # nginx and removes $work.

@@ -115,7 +115,7 @@ import Testing
     }
 
     @Test func theReadmeExampleBuildsAndGetsThePage() throws {
-        let readme = try String(contentsOfFile: BundleFixtures.repository + "/README.md", encoding: .utf8)
+        let readme = try String(contentsOfFile: BundleFixtures.repository + "/docs/EMBEDDING.md", encoding: .utf8)
         let start = try #require(readme.range(of: "```c\n#include <pkgctl/resolver.h>"))
         let end = try #require(readme.range(of: "```", range: start.upperBound..<readme.endIndex))
         let example = String(readme[readme.index(start.lowerBound, offsetBy: 5)..<end.lowerBound])
