@@ -12,6 +12,17 @@ struct RolloutCommand: ParsableCommand {
             pkgctl update --print-device-id prints it; # starts a comment) pins those devices to the \
             release whatever the percentage; the manifest holds salted hashes of the ids, not the ids. \
             An empty file removes the pins.
+
+            Prints the share: "demo 2.0.0: 50 % of devices", or "every device" at 100, which ends the \
+            rollout. A signed manifest needs --sign to stay signed; a revoked version is refused.
+
+            Examples:
+              # Offer demo's newest version to a quarter of the devices:
+              pkgctl rollout out demo 25 --sign /etc/pkgctl/keys/release.key
+              # Pin the QA devices to it, whatever the share:
+              pkgctl rollout out demo --devices qa.txt --sign /etc/pkgctl/keys/release.key
+              # Back down to 5 % (devices that installed it keep it):
+              pkgctl rollout out demo 5 --force --sign /etc/pkgctl/keys/release.key
             """)
 
     @Argument(help: ArgumentHelp("Directory holding manifest.json.", valueName: "out-dir"))
