@@ -14,6 +14,17 @@ struct ConfigCommand: AsyncParsableCommand {
             KEY being the long flag's name; a list for trusted-key), else the default. The config file is \
             --config FILE, else $PKGCTL_CONFIG, else /etc/pkgctl/config.json when it exists. \
             Exits 78 when the file or a PKGCTL_* setting cannot be used, naming the file or variable and the key.
+
+            Prints the config file in use, then one line per setting: its key, its effective value and \
+            where that came from (a file, a variable, or default).
+
+            Examples:
+              # What update and serve would run with on this machine:
+              pkgctl config
+              # Check a new config file before installing it:
+              pkgctl config --config ./config.json
+              # See an environment variable win over the file:
+              PKGCTL_UPDATE_KEEP=5 pkgctl config
             """)
 
     @OptionGroup var store: StoreOptions

@@ -16,6 +16,15 @@ struct FleetReportCommand: ParsableCommand {
             interval, and what the devices' resolvers saw go wrong while serving it: 404s from the origin \
             inside the app (devices and total, with the share of the devices running it) and origin fallbacks. \
             No LOG, or -, reads stdin. A report line that does not read is counted as unreadable.
+
+            Prints one block per package release, then the number of reports read; --json prints the \
+            tally as JSON. Exits 1 when a log cannot be read (a corrupt or cut gzip file is named).
+
+            Examples:
+              # The current and rotated nginx logs, gzipped or not:
+              pkgctl fleet report /var/log/nginx/access.log /var/log/nginx/access.log.2.gz
+              # A CloudFront log read from stdin, the tally as JSON:
+              pkgctl fleet report --json - < E2EXAMPLE.2026-01-01-12.abcd1234.gz
             """)
 
     @Argument(help: ArgumentHelp("Access logs to read, plain or gzipped (- for stdin).", valueName: "log"))

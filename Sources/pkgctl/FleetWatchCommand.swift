@@ -13,8 +13,21 @@ struct FleetWatchCommand: ParsableCommand {
             the threshold), or, with --max-404-rate, when more than that share of the devices running it \
             met a 404 inside the app (a broken link its health check missed; counted by the resolvers and \
             sent with update's reports); advance to the next of --steps once --min-devices reported it and --interval \
-            passed since the step was first seen; otherwise hold. Prints one line: what and why. Holds \
-            OUT_DIR's lock, as pack, rollout and revoke do; running it again decides the same.
+            passed since the step was first seen; otherwise hold.
+
+            Prints one line: what and why. Holds OUT_DIR's lock, as pack, rollout and revoke do; running it \
+            again decides the same, and --dry-run changes nothing. A signed manifest needs --sign. Exits 1 \
+            when a log or the manifest cannot be read.
+
+            Examples:
+              # From cron every 10 minutes: decide on the publishing folder, publish it:
+              pkgctl fleet watch /srv/pkgctl/out demo --log /var/log/nginx/access.log \\
+                --steps 1,5,25,100 --interval 1h --max-failure-rate 5 --min-devices 50 \\
+                --sign /etc/pkgctl/keys/release.key \\
+                && pkgctl publish /srv/pkgctl/out /srv/www/app
+              # Only say what it would decide, halting on 404s inside the app too:
+              pkgctl fleet watch out demo --log access.log --interval 30m \\
+                --max-failure-rate 5 --max-404-rate 10 --min-devices 20 --dry-run
             """)
 
     @Argument(help: ArgumentHelp("Directory holding manifest.json.", valueName: "out-dir"))

@@ -6,7 +6,31 @@ struct PackCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pack",
         abstract: "Zip a directory deterministically and add it to OUT_DIR/manifest.json.",
-        discussion: "With --sign, manifest.json is written as a signed envelope whose sequence rises by one.")
+        discussion: """
+            Writes OUT_DIR/zips/NAME-VERSION.<sha256>.zip, the version's file index, each file as a \
+            content-addressed object, and tree deltas from the --delta-from newest earlier versions, then \
+            adds or replaces the package's entry in OUT_DIR/manifest.json. Every file but manifest.json is \
+            named by the SHA-256 of its bytes and never rewritten, so a CDN may keep it forever; the same \
+            tree packs to the same bytes. Prints the zip and each delta with its size.
+
+            A version the manifest names, or whose zip is in OUT_DIR, is never packed again with other \
+            bytes: publish the change as a new version (--force replaces it only while no device can have \
+            it). Also refused, in one line, exit 1: a revoked version, a --spa-fallback file or an \
+            --immutable glob the bundle lacks, a --header field the server writes itself. With --sign, \
+            manifest.json is written as a signed envelope whose sequence rises by one; without it, a \
+            signed manifest is not replaced by an unsigned one.
+
+            Examples:
+              # Pack a build folder as demo 1.1.0, served at www.example.com/app:
+              pkgctl pack dist --name demo --version 1.1.0 --out out \\
+                --route www.example.com/app
+              # Sign the manifest, and offer the release to 5 % of devices first:
+              pkgctl pack dist --name demo --version 1.2.0 --out out --rollout 5 \\
+                --sign /etc/pkgctl/keys/release.key
+              # A single-page app with .br/.gz siblings, its hashed assets immutable:
+              pkgctl pack dist --name demo --version 1.3.0 --out out --precompress \\
+                --spa-fallback index.html --immutable 'assets/*'
+            """)
 
     @Argument(help: ArgumentHelp("Directory of the bundle's files.", valueName: "src-dir"))
     var source: String

@@ -5,7 +5,28 @@ struct Pkgctl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pkgctl",
         abstract: "Offline web-bundle manager: verified, atomic installs of zip bundles, and a preview server.",
-        discussion: ExitStatus.discussion,
+        discussion: """
+            An origin publishes zip "offline packages" (html, js, css, images) and a manifest; \
+            pkgctl update downloads the ones that changed, verifies them and unzips them atomically \
+            into versioned directories of the store, so a crash, a bad zip or a full disk at any moment \
+            leaves the active version whole and serving. pkgctl serve previews the installed packages \
+            over HTTP. pack, publish, rollout, revoke and fleet watch are the publisher's side. \
+            Each command has a page of its own: man pkgctl-update, and so on.
+
+            Every command that works on a store takes --root DIR (else $PKGCTL_ROOT, else the config \
+            file's root, else $XDG_DATA_HOME/pkgctl, else ~/.local/share/pkgctl) and --config FILE. \
+            Errors are one line naming what and where, starting with "pkgctl:".
+
+            \(ExitStatus.discussion)
+
+            Examples:
+              # Pack a build folder as demo 1.1.0, then copy it where the origin serves:
+              pkgctl pack dist --name demo --version 1.1.0 --out /srv/pkgctl/out
+              pkgctl publish /srv/pkgctl/out /srv/www/app
+              # On a device: install what the manifest names, then preview it on :8080:
+              pkgctl update --manifest https://cdn.example.com/app/manifest.json
+              pkgctl serve
+            """,
         version: "0.1.0",
         subcommands: [
             UpdateCommand.self, StatusCommand.self, RollbackCommand.self, UnholdCommand.self,

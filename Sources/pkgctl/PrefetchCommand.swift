@@ -11,6 +11,15 @@ struct PrefetchCommand: AsyncParsableCommand {
             costs nothing; the others are fetched (from --upstream, else https://HOST) and written \
             through under the resolver's rules, images included. One line per URL, then a summary; \
             exit status 1 when any URL failed.
+
+            update does the same after activating a release whose entry lists URLs to prefetch (pack --prefetch).
+
+            Examples:
+              # Fetch two files a page will need before the device goes offline:
+              pkgctl prefetch app://www.example.com/app/img/banner.png \\
+                app://www.example.com/app/js/chart.js
+              # Fetch the URLs of a file, 4 at a time, within two minutes:
+              pkgctl prefetch --from urls.txt --concurrency 4 --time-limit 120
             """)
 
     @OptionGroup var store: StoreOptions

@@ -10,6 +10,16 @@ struct PromoteCommand: ParsableCommand {
             names, checking every hash, and lists the release in TO_DIR/manifest.json with TO_DIR's own revocations, \
             tree deltas from TO_DIR's earlier versions, and --rollout; signed with --sign (TO_DIR's keys). A version \
             TO_DIR already names with other bytes is refused.
+
+            Prints the release, its zip and the number of deltas written. Exits 1, changing nothing, when a \
+            file does not match FROM_DIR's manifest or the version is refused.
+
+            Examples:
+              # Publish staging's demo 1.4.0 on production, to 10 % of devices, signed:
+              pkgctl promote /srv/pkgctl/staging /srv/pkgctl/production demo 1.4.0 \\
+                --rollout 10 --sign /etc/pkgctl/keys/release.key
+              # Promote it to every device of an unsigned channel:
+              pkgctl promote staging production demo 1.4.0
             """)
 
     @Argument(help: ArgumentHelp("The channel the release was tested on (its publishing folder).", valueName: "from-dir"))

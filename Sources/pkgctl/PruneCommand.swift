@@ -11,6 +11,16 @@ struct PruneCommand: ParsableCommand {
             (whatever the options), what every manifest that was current within the grace period names, and the \
             zip, index, objects and deltas of each package's N newest versions; removes the rest of zips/, index/, \
             deltas/, objects/ and manifests/. Prints each file it removes and the bytes freed.
+
+            Only content-named files and .tmp- leftovers are ever removed; a site's own files stay. Until the \
+            archived manifests reach back past the grace period, nothing is removed, and it says so. Holds \
+            the folder's lock, so pack and publish wait for it.
+
+            Examples:
+              # List what would go from the folder the origin serves:
+              pkgctl prune /srv/www/app --dry-run
+              # Keep five versions of each package, and what manifests named for a week:
+              pkgctl prune /srv/pkgctl/out --keep 5 --grace 7d
             """)
 
     @Argument(help: ArgumentHelp("The publishing folder.", valueName: "dir"))

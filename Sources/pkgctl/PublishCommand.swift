@@ -9,9 +9,19 @@ struct PublishCommand: ParsableCommand {
             Copies every file OUT_DIR/manifest.json (and timestamp.json) can make a device fetch into DEST_DIR \
             (nginx's root, a mounted bucket, an rsync staging tree), each under a temporary name until all are \
             flushed, then timestamp.json, then manifest.json, so no device ever reads a manifest whose files are not \
-            there yet. A file already there with the same bytes is skipped. Refused in one line, with nothing \
-            published: a DEST_DIR manifest signed with a higher sequence (another publisher), a file under a \
-            content name with other bytes, a symlink, a manifest URL that leaves the folder.
+            there yet. A failure at any point leaves the old manifest serving. A file already there with the same \
+            bytes is skipped. Holds DEST_DIR's lock: a concurrent publish or prune waits. Prints what it copied \
+            and skipped.
+
+            Refused in one line, exit 1, with nothing published: a DEST_DIR manifest signed with a higher \
+            sequence (another publisher), a file under a content name with other bytes, a symlink, a manifest \
+            URL that leaves the folder, an unsigned manifest over a signed one.
+
+            Examples:
+              # Carry what pack wrote to the folder nginx serves:
+              pkgctl publish /srv/pkgctl/out /srv/www/app
+              # Only say what would be copied:
+              pkgctl publish /srv/pkgctl/out /srv/www/app --dry-run
             """)
 
     @Argument(help: ArgumentHelp("The publishing folder (pack's --out).", valueName: "out-dir"))

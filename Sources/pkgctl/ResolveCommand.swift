@@ -7,7 +7,23 @@ import PkgCore
 struct ResolveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "resolve",
-        abstract: "Show how a custom-scheme URL resolves: class, package, version, local file or upstream URL.")
+        abstract: "Show how a custom-scheme URL resolves: class, package, version, local file or upstream URL.",
+        discussion: """
+            Asks the resolver a web view's scheme handler embeds what it would do with one request, \
+            without doing it: the request's class (html, script, style, image, other), the package and \
+            version whose route holds it, the local file that answers it (from the package or the \
+            overlay), or the upstream URL a miss goes to and where it would be written through.
+
+            With --fetch, the request is made as the web view's would be, and its status and byte count \
+            are printed; exits 1 when it fails or has no answer within 120 s.
+
+            Examples:
+              # Which file answers the app's start page:
+              pkgctl resolve app://www.example.com/app/index.html --accept text/html
+              # Fetch a file the package lacks from a local origin:
+              pkgctl resolve app://www.example.com/app/late.js \\
+                --upstream http://127.0.0.1:8081 --fetch
+            """)
 
     @OptionGroup var store: StoreOptions
 

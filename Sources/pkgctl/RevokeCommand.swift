@@ -9,6 +9,15 @@ struct RevokeCommand: ParsableCommand {
             A device running a revoked version switches to its newest retained version that is not revoked. \
             When the revoked version is the one the manifest names, the manifest goes back to the version \
             named before it (kept while it was rolling out).
+
+            Prints the version revoked and the version the manifest names now. A signed manifest needs \
+            --sign to stay signed (exit 1 without it).
+
+            Examples:
+              # Withdraw demo 2.0.0 from every device:
+              pkgctl revoke out demo 2.0.0 --sign /etc/pkgctl/keys/release.key
+              # The same on an unsigned channel:
+              pkgctl revoke /srv/pkgctl/staging demo 2.0.0
             """)
 
     @Argument(help: ArgumentHelp("Directory holding manifest.json.", valueName: "out-dir"))

@@ -11,8 +11,22 @@ struct RolloutCommand: ParsableCommand {
             devices that installed the version keep it. --devices FILE (one device id a line, as \
             pkgctl update --print-device-id prints it; # starts a comment) pins those devices to the \
             release whatever the percentage; the manifest holds salted hashes of the ids, not the ids. \
-            An empty file removes the pins. With neither a percent nor --devices it changes \
-            nothing and prints the release's current share, pins and what the other devices get.
+            An empty file removes the pins.
+
+            Prints the share: "demo 2.0.0: 50 % of devices", or "every device" at 100, which ends the \
+            rollout. With neither a percent nor --devices it changes nothing and prints the current \
+            share, the pins and what the other devices get. A signed manifest needs --sign to stay \
+            signed; a revoked version is refused.
+
+            Examples:
+              # Where demo's rollout stands:
+              pkgctl rollout out demo
+              # Offer demo's newest version to a quarter of the devices:
+              pkgctl rollout out demo 25 --sign /etc/pkgctl/keys/release.key
+              # Pin the QA devices to it, whatever the share:
+              pkgctl rollout out demo --devices qa.txt --sign /etc/pkgctl/keys/release.key
+              # Back down to 5 % (devices that installed it keep it):
+              pkgctl rollout out demo 5 --force --sign /etc/pkgctl/keys/release.key
             """)
 
     @Argument(help: ArgumentHelp("Directory holding manifest.json.", valueName: "out-dir"))

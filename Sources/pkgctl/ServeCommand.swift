@@ -16,15 +16,32 @@ struct ServeCommand: AsyncParsableCommand {
             GET /app/index.html resolves as if the custom-scheme request were for --default-host \
             (GET / redirects to its route's path when no package serves the host's root); \
             an absolute-form request (a browser started with --proxy-server) resolves by its own host. \
-            Files missing from a package come from the origin and html/js/css are written through. \
-            An update installed meanwhile is served by the next request. Ctrl-C stops gracefully. \
-            With --metrics-port, Prometheus scrapes http://ADDRESS:PORT/metrics. \
+            Files missing from a package come from the origin and html/js/css are written through \
+            (--offline answers them 404). An update installed meanwhile is served by the next request. \
+            Ctrl-C finishes the responses in flight, then exits.
+
+            Prints one access-log line per request (method, target, status, bytes, class, source, time); \
+            every answer says where it came from in X-Pkg-Source. With --metrics-port, Prometheus scrapes \
+            http://ADDRESS:PORT/metrics. Every option may come from the config file (serve.KEY) or the \
+            environment (PKGCTL_SERVE_KEY).
+
             With --source DIR, a build folder is served instead, under the same rules as a package \
             (--route, --spa-fallback, --immutable and --header as pack takes them), and a file changed \
-            in it is served changed; what it lacks is a 404 unless --upstream names an origin. \
-            An empty store, or a --default-host no route matches, is said on stderr at start. \
-            A 404 for a path outside every route of a host whose routes have a prefix names the base \
-            path the page's build likely needs (e.g. /app/).
+            in it is served changed; what it lacks is a 404 unless --upstream names an origin. Those four \
+            options without --source are refused (exit 64).
+
+            An empty store, or a --default-host no route matches, is said on stderr at start. A 404 for a \
+            path outside every route of a host whose routes have a prefix names the base path the page's \
+            build likely needs (e.g. /app/).
+
+            Examples:
+              # Preview the installed packages on http://127.0.0.1:8080/:
+              pkgctl serve
+              # All addresses, port 8443, never asking the origin, metrics on 9464:
+              pkgctl serve --bind 0.0.0.0 --port 8443 --offline --metrics-port 9464
+              # Preview a bundler's output folder before packing it:
+              pkgctl serve --source dist --route www.example.com/app \\
+                --spa-fallback index.html
             """)
 
     @OptionGroup var store: StoreOptions

@@ -9,6 +9,15 @@ struct SignCommand: ParsableCommand {
         discussion: """
             Use it to refresh the expiry before devices refuse the manifest, or to rotate keys: sign with \
             the old and the new key while devices move to the new one, then with the new one alone.
+
+            Prints the manifest's new sequence and expiry (default: 30 days). A sequence at 2^53 - 1 \
+            cannot be raised and is refused (exit 1).
+
+            Examples:
+              # Refresh the expiry for another 90 days:
+              pkgctl sign out/manifest.json --key release.key --expires-in 90
+              # Rotate keys: sign with the old and the new key while devices move:
+              pkgctl sign out/manifest.json --key old.key --key new.key
             """)
 
     @Argument(help: ArgumentHelp("The manifest.json to sign.", valueName: "manifest"))

@@ -4,7 +4,24 @@ import PkgCore
 
 struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "status", abstract: "Show each package's active version, its directory and retained versions.")
+        commandName: "status", abstract: "Show each package's active version, its directory and retained versions.",
+        discussion: """
+            For each package with an active version: the version and its directory, the versions retained \
+            beside it, its held versions (rolled back, or failed a health check), the version on trial while \
+            a health check runs, and a version waiting for an activation window. Then the newest signed \
+            manifest the store accepted: its sequence and expiry, EXPIRED once past it. With --runtime (or \
+            update.runtime in the config), an active version whose runtime range excludes the host app's \
+            version is flagged INCOMPATIBLE.
+
+            A package without an active version is not listed. Exits 1 when the store cannot be read; with \
+            --json, {"error","errorCode"} is printed on stdout as well.
+
+            Examples:
+              # What is installed in the packaged service's store:
+              pkgctl status --root /var/lib/pkgctl
+              # The same as JSON, flagging what does not fit host app 3.1.0:
+              pkgctl status --json --runtime 3.1.0
+            """)
 
     @OptionGroup var store: StoreOptions
 

@@ -11,6 +11,15 @@ struct TimestampCommand: ParsableCommand {
             long --expires-in), and this short-lived statement, renewed by a cron job with the online key, \
             keeps it fresh. Run it after every signing of manifest.json, and upload timestamp.json after \
             manifest.json. The timestamp key can sign nothing else.
+
+            Prints the manifest's sequence and the statement's expiry (default: 1 day). Refuses an \
+            unsigned manifest.json (exit 1).
+
+            Examples:
+              # Daily from cron on the publishing host, then publish:
+              pkgctl timestamp /srv/pkgctl/out --key /etc/pkgctl/keys/online.key
+              # A statement valid for 2 days:
+              pkgctl timestamp out --key online.key --expires-in 2
             """)
 
     @Argument(help: ArgumentHelp("The directory holding the signed manifest.json.", valueName: "out-dir"))

@@ -5,7 +5,16 @@ struct UnholdCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unhold",
         abstract: "Let update install a package's held-back versions again.",
-        discussion: "Held or not, the manifest's validators are forgotten: the next update reads the manifest in full.")
+        discussion: """
+            Lifts every hold on NAME (set by rollback or by a failed health check) and forgets the \
+            manifest's validators (ETag, Last-Modified), so the next update reads the manifest again and \
+            installs the version it names, held or not. Prints the versions released, or that nothing was held.
+
+            Examples:
+              # Allow demo's held version again, and install it now:
+              pkgctl unhold demo
+              pkgctl update
+            """)
 
     @OptionGroup var store: StoreOptions
 

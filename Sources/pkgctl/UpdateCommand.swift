@@ -7,13 +7,35 @@ struct UpdateCommand: AsyncParsableCommand {
         commandName: "update",
         abstract: "Install every package whose manifest version differs from the active one.",
         discussion: """
-            Exits 0 when no package failed (held, staged, revoked, pending and incompatible ones do not fail), also when nothing \
-            changed; otherwise prints one line per failed package on stderr and exits 1. A failed package \
-            keeps its active version. Exits 75 when --no-wait finds the store locked, 78 when the config \
-            file or a PKGCTL_* setting cannot be used. Every option may instead come from the config file \
-            (update.KEY) or the environment (PKGCTL_UPDATE_KEY); see pkgctl config.
-            With --trusted-key, only a manifest signed by one of the keys, not expired and not older than \
-            the newest one accepted is used; without, the manifest is not authenticated.
+            Fetches the manifest with a conditional request (a 304 does no other work) and installs every \
+            package whose manifest version differs from the active one: downloaded into staging, its size \
+            and SHA-256 checked while streaming, unzipped, flushed to disk, then made active by an atomic \
+            symlink swap. When a version is installed, only a tree delta or the changed files are fetched. \
+            Packages the manifest no longer lists stay installed and served.
+
+            With --trusted-key, only a manifest signed by --threshold of the keys, not expired and not older \
+            than the newest one accepted is used; without, the manifest is not authenticated. \
+            --health-check CMD runs after each switch and switches back, holding the version, when it fails. \
+            A held version, a rollout that does not include this device yet, or a version waiting for an \
+            --activate-window is reported and not installed.
+
+            Prints one line per package and version (a progress bar on a terminal; --json a summary). \
+            Exits 0 when no package failed (held, staged, revoked, pending and incompatible ones do not fail), \
+            also when nothing changed; otherwise prints one line per failed package on stderr and exits 1. \
+            A failed package keeps its active version. Exits 75 when --no-wait finds the store locked, 78 when \
+            the config file or a PKGCTL_* setting cannot be used. Every option may instead come from the \
+            config file (update.KEY) or the environment (PKGCTL_UPDATE_KEY); see pkgctl config.
+
+            Examples:
+              # Install what a signed manifest names, trusting one release key:
+              pkgctl update --manifest https://cdn.example.com/app/manifest.json \\
+                --trusted-key /etc/pkgctl/keys/release.pub
+              # From cron (the manifest URL in the config file), with a JSON summary:
+              pkgctl update --jitter 600 --no-wait --json
+              # Switch back (and hold the new version) when the app stops answering:
+              pkgctl update --health-check 'curl -fsSo /dev/null localhost:8080/app/'
+              # Print this device's id, for pkgctl rollout --devices:
+              pkgctl update --print-device-id
             """)
 
     @OptionGroup var store: StoreOptions

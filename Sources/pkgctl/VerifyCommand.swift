@@ -5,7 +5,19 @@ struct VerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
         abstract: "Re-hash installed files against the index written at install.",
-        discussion: "Exits 1 and lists changed, missing and unexpected files when any version differs.")
+        discussion: """
+            Re-hashes every file of the installed versions of NAME (default: every package) against the \
+            file index written when it was installed. Prints one line per version, ok or differs; a \
+            version installed with update --accept-images says which image representation it holds.
+
+            Exits 1 and lists changed, missing and unexpected files when any version differs.
+
+            Examples:
+              # Check every installed package:
+              pkgctl verify
+              # Check demo in the packaged service's store:
+              pkgctl verify --root /var/lib/pkgctl demo
+            """)
 
     @OptionGroup var store: StoreOptions
 
