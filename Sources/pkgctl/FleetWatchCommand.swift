@@ -13,8 +13,17 @@ struct FleetWatchCommand: ParsableCommand {
             the threshold), or, with --max-404-rate, when more than that share of the devices running it \
             met a 404 inside the app (a broken link its health check missed; counted by the resolvers and \
             sent with update's reports); advance to the next of --steps once --min-devices reported it and --interval \
-            passed since the step was first seen; otherwise hold. Prints one line: what and why. Holds \
-            OUT_DIR's lock, as pack, rollout and revoke do; running it again decides the same.
+            passed since the step was first seen; otherwise hold. A rate above the threshold halts with 3 \
+            failed devices among --min-devices, or with 2 when its whole 95 % interval is above the threshold. A \
+            hold for want of evidence lasts at most --max-holds intervals: then a rate above the threshold \
+            halts (from 2 failed devices), a step whose share of the fleet gave fewer than --min-devices \
+            devices advances on those it has, and one no device tried (or one failure alone) is undecided. \
+            Prints one line: what and why (--json: the decision and its numbers). Holds OUT_DIR's lock, as \
+            pack, rollout and revoke do; running it again decides the same.
+
+            Exit status: 0 advanced, held, done or idle; 2 halted a release; 3 could not decide (a log that \
+            cannot be read, logs with no outcome report, no device tried the release, or one failure alone \
+            after --max-holds intervals); 1 any other failure; 64 bad usage.
             """)
 
     @Argument(help: ArgumentHelp("Directory holding manifest.json.", valueName: "out-dir"))
@@ -47,8 +56,16 @@ struct FleetWatchCommand: ParsableCommand {
         "Devices that must report the release before it advances.", valueName: "n"))
     var minDevices: Int
 
+    @Option(name: .customLong("max-holds"), help: ArgumentHelp(
+        "Intervals a step may hold for want of evidence before the watch decides on what it has (default: 3).",
+        valueName: "n"))
+    var maxHolds: Int = 3
+
     @Option(help: RuntimeRangeArgument.help)
     var runtime: String?
+
+    @Flag(help: "Print the decision and its numbers as JSON.")
+    var json = false
 
     @Flag(name: .customLong("dry-run"), help: "Print the decision; change nothing.")
     var dryRun = false
@@ -71,6 +88,7 @@ struct FleetWatchCommand: ParsableCommand {
             throw ValidationError("--max-404-rate must be 0 to 100")
         }
         guard minDevices >= 1 else { throw ValidationError("--min-devices must be at least 1") }
+        guard (0...1000).contains(maxHolds) else { throw ValidationError("--max-holds must be 0 to 1000") }
         _ = try RuntimeRangeArgument.parse(runtime, package: name)
     }
 
@@ -82,14 +100,26 @@ struct FleetWatchCommand: ParsableCommand {
 
     func run() throws {
         var tally = FleetTally()
-        for log in logs {
-            try reportingErrors { try LogLines.readReports(log, into: &tally) }
+        do {
+            for log in logs { try reportingErrors(json: json) { try LogLines.readReports(log, into: &tally) } }
+        } catch {
+            throw ExitCode(ExitStatus.undecided)
         }
         let watch = RolloutWatch(outputDirectory: out, name: name, steps: parsedSteps ?? [],
                                  interval: DurationText.parse(interval) ?? 0, maxFailureRate: maxFailureRate / 100,
                                  minDevices: minDevices, maxNotFoundRate: maxNotFoundRate.map { $0 / 100 },
-                                 runtime: try RuntimeRangeArgument.parse(runtime, package: name))
-        let verdict = try reportingErrors { try watch.run(tally, dryRun: dryRun, signer: try signing.signer()) }
-        print(verdict.line)
+                                 runtime: try RuntimeRangeArgument.parse(runtime, package: name), maxHolds: maxHolds)
+        let verdict = try reportingErrors(json: json) { try watch.run(tally, dryRun: dryRun, signer: try signing.signer()) }
+        if json {
+            try Output.printJSON(WatchVerdictJSON(package: name, runtime: runtime, verdict: verdict, dryRun: dryRun,
+                                                  minDevices: minDevices, maxHolds: maxHolds))
+        } else {
+            print(verdict.line)
+        }
+        switch verdict.decision {
+        case .halt: throw ExitCode(ExitStatus.halted)
+        case .undecided: throw ExitCode(ExitStatus.undecided)
+        case .advance, .hold, .done, .idle: return
+        }
     }
 }
