@@ -16,9 +16,12 @@ import FoundationEssentials
 /// - **hold**: not enough time, or not enough evidence yet. A hold for want of evidence lasts
 ///   at most ``maxHolds`` intervals: then a rate above the threshold halts, and a step whose
 ///   share of the fleet holds fewer than ``minDevices`` devices advances on the devices it has
-///   (at least one, none failed above the threshold). **done** at 100 %; **idle** when revoked.
-/// - **undecided**: no device tried it in ``maxHolds`` intervals, or the logs hold no report:
-///   it says what a person should check, and changes nothing.
+///   (none failed above the threshold; none at all when ``minDevices`` devices report the package's
+///   other releases, so the fleet is there and the share too small for it). **done** at 100 %;
+///   **idle** when revoked.
+/// - **undecided**: no device tried it in ``maxHolds`` intervals and too few report the package,
+///   one failed device alone stayed above the threshold, or the logs hold no report: it says what
+///   a person should check, and changes nothing.
 ///
 /// Reports are plain requests anyone can send: one forged report never halts a release; two
 /// halt one only while the devices that tried it are so few that two failures put the whole
@@ -124,19 +127,30 @@ public struct RolloutWatch: Sendable {
             }
             if evidence.isAboveThreshold {
                 guard evidence.failingDevices >= RolloutEvidence.minConfidentFailures else {
-                    return verdict(.undecided, "undecided: one device failed it, above the threshold, for \(maxHolds) "
-                                   + "intervals: too little to halt on, too much to advance; \(evidence.summary); read its "
+                    return verdict(.undecided, "undecided: one device failed it, above the threshold, for "
+                                   + "\(Self.intervals(maxHolds)): too little to halt on, too much to advance; "
+                                   + "\(evidence.summary); read its "
                                    + "report (pkgctl fleet report), then revoke it or move it on by hand", holds: holds)
                 }
-                return try halt("above the threshold for \(maxHolds) intervals without the devices to confirm it; "
+                return try halt("above the threshold for \(Self.intervals(maxHolds)) without the devices to confirm it; "
                                 + evidence.summary)
             }
-            guard evidence.devices > 0 else {
-                return verdict(.undecided, "undecided: no device tried it in \(maxHolds) intervals; check that devices "
-                               + "poll and report to this origin, or move it on by hand (pkgctl rollout \(outputDirectory) "
-                               + "\(name) \(DecimalText.tenths(next, droppingZeroTenth: true)))", holds: holds)
+            // No device tried it: a share too small for this fleet moves on when the logs show the
+            // fleet reporting (minDevices devices reported some release of the package); else a
+            // person must look.
+            let reporting = tally.releases.filter { $0.package == name }.reduce(into: Set<String>()) { $0.formUnion($1.devices) }
+            if evidence.devices == 0, reporting.count >= minDevices {
+                return try advance(to: next, verdict: verdict(.advance, "advance to \(Rollout.format(next)): \(Self.intervals(maxHolds)) "
+                    + "at \(Rollout.format(percent)) gave no device of the \(reporting.count) reporting \(name)",
+                    percent: next), dryRun: dryRun, signer: signer, now: now)
             }
-            return try advance(to: next, verdict: verdict(.advance, "advance to \(Rollout.format(next)): \(maxHolds) intervals "
+            guard evidence.devices > 0 else {
+                return verdict(.undecided, "undecided: no device tried it in \(Self.intervals(maxHolds)) and \(reporting.count) "
+                               + "reported \(name) at all; check that devices poll and report to this origin, or move it on "
+                               + "by hand (pkgctl rollout \(outputDirectory) \(name) \(DecimalText.tenths(next, droppingZeroTenth: true)))",
+                               holds: holds)
+            }
+            return try advance(to: next, verdict: verdict(.advance, "advance to \(Rollout.format(next)): \(Self.intervals(maxHolds)) "
                 + "at \(Rollout.format(percent)) gave \(evidence.devices) of \(minDevices) devices, none failing above the "
                 + "threshold; \(evidence.summary)", percent: next), dryRun: dryRun, signer: signer, now: now)
         }
@@ -156,6 +170,11 @@ public struct RolloutWatch: Sendable {
                                                                                   force: false, signer: signer)
         try RolloutStepState(version: verdict.version, percent: next, since: now.timeIntervalSince1970).write(to: statePath)
         return verdict
+    }
+
+    /// "1 interval", "3 intervals".
+    private static func intervals(_ count: Int) -> String {
+        count == 1 ? "1 interval" : "\(count) intervals"
     }
 
     private static func duration(_ seconds: Double) -> String {

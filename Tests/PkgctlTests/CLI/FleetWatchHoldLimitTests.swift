@@ -104,20 +104,27 @@ import Testing
         #expect(try watch(single, options).stdout.hasSuffix("held 1 of 3 intervals\n"))
     }
 
-    @Test func aStepNoDeviceTriedIsUndecidedNotAdvanced() throws {
+    @Test func aStepNoDeviceTriedMovesOnOnlyWhenTheFleetIsSeenReporting() throws {
         try BundleFixtures.packDemo("1.1.0", into: out, ["--rollout", "1"])
-        let options = ["--max-failure-rate", "5", "--min-devices", "2", "--max-holds", "1"]
-        // Devices report (the earlier release), none tried this one: the fleet may be polling
-        // another origin, or the bucket be empty; a person decides.
-        let others = (0..<5).map {
-            OutcomeReport(package: "demo", release: "1.0.0", from: nil, outcome: .installed, device: "d\($0)", client: "0.1.0")
+        let options = ["--max-failure-rate", "5", "--min-devices", "3", "--max-holds", "1"]
+        func installed(_ count: Int) -> [OutcomeReport] {
+            (0..<count).map {
+                OutcomeReport(package: "demo", release: "1.0.0", from: nil, outcome: .installed, device: "d\($0)", client: "0.1.0")
+            }
         }
-        #expect(try watch(others, options).status == 0)
-        let undecided = try watch(others, options)
+        // Two devices report the package at all: too few to tell an empty share from a fleet
+        // that does not reach this origin; a person decides.
+        #expect(try watch(installed(2), options).status == 0)
+        let undecided = try watch(installed(2), options)
         #expect(undecided.status == 3)
-        #expect(undecided.stdout == "demo 1.1.0 at 1 %: undecided: no device tried it in 1 intervals; check that devices poll "
-                + "and report to this origin, or move it on by hand (pkgctl rollout \(out) demo 5)\n")
+        #expect(undecided.stdout == "demo 1.1.0 at 1 %: undecided: no device tried it in 1 interval and 2 reported demo at "
+                + "all; check that devices poll and report to this origin, or move it on by hand (pkgctl rollout \(out) demo 5)\n")
         #expect(entry?.rollout?.percent == 1)
+        // Five do: the 1 % share simply holds none of them, and the next step is tried.
+        let moved = try watch(installed(5), options)
+        #expect(moved.status == 0)
+        #expect(moved.stdout == "demo 1.1.0 at 1 %: advance to 5 %: 1 interval at 1 % gave no device of the 5 reporting demo\n")
+        #expect(entry?.rollout?.percent == 5)
     }
 
     @Test func aLogThatCannotBeReadIsUndecided() throws {
