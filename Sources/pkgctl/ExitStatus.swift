@@ -5,6 +5,11 @@ enum ExitStatus {
     static let success: Int32 = 0
     /// The command failed, or (`update`) at least one package did; active versions stay.
     static let failure: Int32 = 1
+    /// `fleet watch` halted a release (revoked it).
+    static let halted: Int32 = 2
+    /// `fleet watch` could not decide: its logs cannot be read or hold no report, or the
+    /// release's step gave too little evidence for too long.
+    static let undecided: Int32 = 3
     /// Bad flags or arguments (swift-argument-parser's validation status, EX_USAGE).
     static let usage: Int32 = 64
     /// Root was refused a store that belongs to another user (EX_NOPERM); `--force-owner` allows it.
@@ -17,7 +22,8 @@ enum ExitStatus {
     /// The section shared by the README, `pkgctl --help` and the man page.
     static let discussion = """
         Exit status: 0 done (update: also when nothing changed); 1 failed (update: some package failed, \
-        its active version kept); 64 bad usage; 75 the store is locked by another pkgctl (--no-wait); \
+        its active version kept); fleet watch: 2 halted a release, 3 could not decide; 64 bad usage; \
+        75 the store is locked by another pkgctl (--no-wait); \
         77 root refused a store that belongs to another user (--force-owner); \
         78 a config file or PKGCTL_* setting cannot be used.
         """

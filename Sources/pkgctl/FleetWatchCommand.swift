@@ -13,18 +13,26 @@ struct FleetWatchCommand: ParsableCommand {
             the threshold), or, with --max-404-rate, when more than that share of the devices running it \
             met a 404 inside the app (a broken link its health check missed; counted by the resolvers and \
             sent with update's reports); advance to the next of --steps once --min-devices reported it and --interval \
-            passed since the step was first seen; otherwise hold.
+            passed since the step was first seen; otherwise hold. A rate above the threshold halts with 3 \
+            failed devices among --min-devices, or with 2 when its whole 95 % interval is above the \
+            threshold. A hold for want of evidence lasts at most --max-holds intervals: then a rate above \
+            the threshold halts (from 2 failed devices), a step whose share of the fleet gave fewer than \
+            --min-devices devices advances on those it has, and one no device tried (or one failure alone) \
+            is undecided.
 
-            Prints one line: what and why. Holds OUT_DIR's lock, as pack, rollout and revoke do; running it \
-            again decides the same, and --dry-run changes nothing. A signed manifest needs --sign. Exits 1 \
-            when a log or the manifest cannot be read.
+            Prints one line: what and why (--json: the decision and its numbers). Holds OUT_DIR's lock, as \
+            pack, rollout and revoke do; running it again decides the same, and --dry-run changes nothing. \
+            A signed manifest needs --sign. Exit status: 0 advanced, held, done or idle; 2 halted a release; \
+            3 could not decide (a log that cannot be read, logs with no outcome report, no device tried the \
+            release, or one failure alone after --max-holds intervals); 1 any other failure; 64 bad usage. \
+            Publish after it whatever it exits with: a halt reaches devices only once published.
 
             Examples:
               # From cron every 10 minutes: decide on the publishing folder, publish it:
               pkgctl fleet watch /srv/pkgctl/out demo --log /var/log/nginx/access.log \\
                 --steps 1,5,25,100 --interval 1h --max-failure-rate 5 --min-devices 50 \\
-                --sign /etc/pkgctl/keys/release.key \\
-                && pkgctl publish /srv/pkgctl/out /srv/www/app
+                --sign /etc/pkgctl/keys/release.key; \\
+                pkgctl publish /srv/pkgctl/out /srv/www/app
               # Only say what it would decide, halting on 404s inside the app too:
               pkgctl fleet watch out demo --log access.log --interval 30m \\
                 --max-failure-rate 5 --max-404-rate 10 --min-devices 20 --dry-run
@@ -60,8 +68,16 @@ struct FleetWatchCommand: ParsableCommand {
         "Devices that must report the release before it advances.", valueName: "n"))
     var minDevices: Int
 
+    @Option(name: .customLong("max-holds"), help: ArgumentHelp(
+        "Intervals a step may hold for want of evidence before the watch decides on what it has (default: 3).",
+        valueName: "n"))
+    var maxHolds: Int = 3
+
     @Option(help: RuntimeRangeArgument.help)
     var runtime: String?
+
+    @Flag(help: "Print the decision and its numbers as JSON.")
+    var json = false
 
     @Flag(name: .customLong("dry-run"), help: "Print the decision; change nothing.")
     var dryRun = false
@@ -84,6 +100,7 @@ struct FleetWatchCommand: ParsableCommand {
             throw ValidationError("--max-404-rate must be 0 to 100")
         }
         guard minDevices >= 1 else { throw ValidationError("--min-devices must be at least 1") }
+        guard (0...1000).contains(maxHolds) else { throw ValidationError("--max-holds must be 0 to 1000") }
         _ = try RuntimeRangeArgument.parse(runtime, package: name)
     }
 
@@ -95,14 +112,26 @@ struct FleetWatchCommand: ParsableCommand {
 
     func run() throws {
         var tally = FleetTally()
-        for log in logs {
-            try reportingErrors { try LogLines.readReports(log, into: &tally) }
+        do {
+            for log in logs { try reportingErrors(json: json) { try LogLines.readReports(log, into: &tally) } }
+        } catch {
+            throw ExitCode(ExitStatus.undecided)
         }
         let watch = RolloutWatch(outputDirectory: out, name: name, steps: parsedSteps ?? [],
                                  interval: DurationText.parse(interval) ?? 0, maxFailureRate: maxFailureRate / 100,
                                  minDevices: minDevices, maxNotFoundRate: maxNotFoundRate.map { $0 / 100 },
-                                 runtime: try RuntimeRangeArgument.parse(runtime, package: name))
-        let verdict = try reportingErrors { try watch.run(tally, dryRun: dryRun, signer: try signing.signer()) }
-        print(verdict.line)
+                                 runtime: try RuntimeRangeArgument.parse(runtime, package: name), maxHolds: maxHolds)
+        let verdict = try reportingErrors(json: json) { try watch.run(tally, dryRun: dryRun, signer: try signing.signer()) }
+        if json {
+            try Output.printJSON(WatchVerdictJSON(package: name, runtime: runtime, verdict: verdict, dryRun: dryRun,
+                                                  minDevices: minDevices, maxHolds: maxHolds))
+        } else {
+            print(verdict.line)
+        }
+        switch verdict.decision {
+        case .halt: throw ExitCode(ExitStatus.halted)
+        case .undecided: throw ExitCode(ExitStatus.undecided)
+        case .advance, .hold, .done, .idle: return
+        }
     }
 }

@@ -13,8 +13,8 @@ extension Publisher {
         guard let rolloutPercent, rolloutPercent < 100, let previous, let unfinished = previous.rollout, !force else { return }
         if previous.version != version {
             throw PkgError(.invalidArgument, "\(name) \(previous.version) is still rolling out (\(unfinished.share)); "
-                           + "finish its rollout (to 100 %) or force this one to make it the version before",
-                           remedy: .force)
+                           + "halt it (pkgctl revoke \(outputDirectory) \(name) \(previous.version)), finish it (pkgctl rollout "
+                           + "\(outputDirectory) \(name) 100), or force this one to replace it", remedy: .force)
         }
         if rolloutPercent < unfinished.percent {
             throw PkgError(.invalidArgument, "\(name) \(version) is rolled out to \(unfinished.share); lowering it "

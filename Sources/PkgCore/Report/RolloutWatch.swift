@@ -3,25 +3,33 @@ import FoundationEssentials
 
 /// The progressive-delivery controller behind `pkgctl fleet watch`, run from cron or a timer
 /// on the publishing side. Each run looks at the outcome reports of the package's newest
-/// release (a ``FleetTally`` of the origin's logs) and decides one thing:
+/// release (a ``FleetTally`` of the origin's logs, as ``RolloutEvidence``) and decides one thing:
 ///
 /// - **halt**: the release failed (rolled back or failed to install) on more than
-///   ``maxFailureRate`` of the devices that tried it, at least ``minFailures`` of them, with
-///   ``minDevices`` devices or with the whole 95 % interval above the threshold; or, with
-///   ``maxNotFoundRate``, the same holds for the devices whose app met a 404 inside it (a
-///   broken link its health check did not catch). It is revoked (re-signed), so every device
+///   ``maxFailureRate`` of the devices that tried it, with ``RolloutEvidence/minFailures``
+///   failed devices among ``minDevices``, or with ``RolloutEvidence/minConfidentFailures`` when
+///   the whole 95 % interval is above the threshold; or, with ``maxNotFoundRate``, the same holds
+///   for the devices whose app met a 404 inside it. It is revoked (re-signed), so every device
 ///   running it switches back, and the rollout returns to the release before it.
 /// - **advance** to the next of ``steps``: ``minDevices`` tried it, it is under the
 ///   threshold, and ``interval`` has passed since the current step was first seen.
+/// - **hold**: not enough time, or not enough evidence yet. A hold for want of evidence lasts
+///   at most ``maxHolds`` intervals: then a rate above the threshold halts, and a step whose
+///   share of the fleet holds fewer than ``minDevices`` devices advances on the devices it has
+///   (none failed above the threshold; none at all when ``minDevices`` devices report the package's
+///   other releases, so the fleet is there and the share too small for it). **done** at 100 %;
+///   **idle** when revoked.
+/// - **undecided**: no device tried it in ``maxHolds`` intervals and too few report the package,
+///   one failed device alone stayed above the threshold, or the logs hold no report: it says what
+///   a person should check, and changes nothing.
 ///
-/// Reports are plain requests anyone can send: ``minFailures`` keeps one forged or freak
-/// failure from halting a release, and ``minDevices`` should be set with the fleet's size in mind.
-/// - **hold**: not enough devices or time yet, or above the threshold with too few failures to halt. **done** at 100 %; **idle** when already revoked.
+/// Reports are plain requests anyone can send: one forged report never halts a release; two
+/// halt one only while the devices that tried it are so few that two failures put the whole
+/// interval above the threshold. ``minDevices`` should be set with the fleet's size in mind.
 ///
 /// It holds the output folder's lock (as `pack`, `rollout` and `revoke` do) from reading the
-/// manifest to writing it, and remembers when it first saw each step in
-/// `OUT_DIR/.pkgctl-watch-NAME.json`. Running it again without new reports or time decides
-/// the same, and changes nothing more.
+/// manifest to writing it, and remembers each step in `OUT_DIR/.pkgctl-watch-NAME.json`
+/// (``RolloutStepState``). Running it again without new reports or time decides the same.
 public struct RolloutWatch: Sendable {
     /// The publisher's output folder (holding `manifest.json`).
     public var outputDirectory: String
@@ -40,26 +48,13 @@ public struct RolloutWatch: Sendable {
     /// Highest share (0 to 1) of devices running the release whose app may meet a 404 inside
     /// it (``FleetTally/Release/notFoundRate``); nil: 404s do not count.
     public var maxNotFoundRate: Double?
-    /// Fewest failed devices that can halt a release.
-    public static let minFailures = 3
-
-    /// What a run decided.
-    public enum Decision: String, Sendable, Hashable {
-        case advance, hold, halt, done, idle
-    }
-
-    /// A decision, the release it is about, and one line saying what and why.
-    public struct Verdict: Sendable, Hashable {
-        public var decision: Decision
-        public var version: String
-        /// The rollout percentage after the decision.
-        public var percent: Double
-        public var line: String
-    }
+    /// Intervals a release may hold at a step for want of evidence before the watch decides anyway.
+    public var maxHolds: Int
 
     /// A watch of `name` in `outputDirectory`.
     public init(outputDirectory: String, name: String, steps: [Double], interval: TimeInterval,
-                maxFailureRate: Double, minDevices: Int, maxNotFoundRate: Double? = nil, runtime: RuntimeRange? = nil) {
+                maxFailureRate: Double, minDevices: Int, maxNotFoundRate: Double? = nil, runtime: RuntimeRange? = nil,
+                maxHolds: Int = 3) {
         self.outputDirectory = outputDirectory
         self.name = name
         self.runtime = runtime
@@ -68,12 +63,7 @@ public struct RolloutWatch: Sendable {
         self.maxFailureRate = maxFailureRate
         self.minDevices = minDevices
         self.maxNotFoundRate = maxNotFoundRate
-    }
-
-    private struct StepSeen: Codable {
-        var version: String
-        var percent: Double
-        var since: Double
+        self.maxHolds = maxHolds
     }
 
     /// One file per watched release slot; a runtime range is named by the start of its text's SHA-256.
@@ -95,99 +85,96 @@ public struct RolloutWatch: Sendable {
         let entry = try publisher.release(of: name, runtime: runtime, in: published.manifest)
         let percent = entry.rollout?.percent ?? 100
         let label = "\(name) \(entry.version) at \(Rollout.format(percent))"
-        if entry.revoked.contains(entry.version) {
-            return Verdict(decision: .idle, version: entry.version, percent: percent, line: "\(label): idle: revoked already")
+        let evidence = RolloutEvidence(tally.release(name, entry.version), maxFailureRate: maxFailureRate,
+                                       maxNotFoundRate: maxNotFoundRate)
+        let state = try RolloutStepState.read(statePath, version: entry.version, percent: percent, now: now)
+        func verdict(_ decision: Decision, _ line: String, percent after: Double = percent,
+                     holds: Int? = nil) -> Verdict {
+            Verdict(decision: decision, version: entry.version, percentBefore: percent, percent: after, evidence: evidence,
+                    holds: holds ?? state.holds ?? 0,
+                    line: label + ": " + line + (dryRun && [.halt, .advance].contains(decision) ? " (dry run)" : ""))
         }
-        let seen = try stepSeen(version: entry.version, percent: percent, now: now)
-        let release = tally.release(name, entry.version)
-        let devices = release?.triedDevices ?? 0, failed = release?.failedDevices ?? 0
-        let rate = release?.failureRate ?? 0
-        let interval95 = release?.failureRateInterval ?? 0...1
-        var evidence = "\(failed) of \(devices) devices failed (\(Self.percent(rate)), 95 % interval "
-            + "\(Self.percent(interval95.lowerBound)) to \(Self.percent(interval95.upperBound)))"
-        var breach: String?
-        if confidentlyAbove(maxFailureRate, count: failed, of: devices, rate: rate, interval: interval95) {
-            breach = "\(evidence), above \(Self.percent(maxFailureRate))"
-        }
-        var notFoundAbove = false
-        if let maxNotFoundRate {
-            let serving = release?.servingDevices ?? 0, met = release?.notFoundDevices ?? 0
-            let share = release?.notFoundRate ?? 0, range = release?.notFoundRateInterval ?? 0...1
-            let found = "\(met) of \(serving) devices met a 404 inside the app (\(Self.percent(share)), 95 % interval "
-                + "\(Self.percent(range.lowerBound)) to \(Self.percent(range.upperBound)))"
-            evidence += "; " + found
-            notFoundAbove = share > maxNotFoundRate
-            if breach == nil, confidentlyAbove(maxNotFoundRate, count: met, of: serving, rate: share, interval: range) {
-                breach = "\(found), above \(Self.percent(maxNotFoundRate))"
-            }
-        }
-
-        if let breach {
-            var line = "\(label): halt: \(breach)"
-            if dryRun { return Verdict(decision: .halt, version: entry.version, percent: percent, line: line + " (dry run)") }
+        func halt(_ reason: String) throws -> Verdict {
+            guard !dryRun else { return verdict(.halt, "halt: \(reason)") }
             let after = try publisher.revokeHoldingLock(name: name, version: entry.version, signer: signer)
-            line += after.version == entry.version ? "; revoked, devices go back to the version they ran before"
-                : "; revoked, devices go back to \(after.version)"
-            return Verdict(decision: .halt, version: entry.version, percent: after.rollout?.percent ?? 100, line: line)
+            return verdict(.halt, "halt: \(reason)" + (after.version == entry.version
+                    ? "; revoked, devices go back to the version they ran before" : "; revoked, devices go back to \(after.version)"),
+                           percent: after.rollout?.percent ?? 100)
         }
-        if percent >= 100 {
-            return Verdict(decision: .done, version: entry.version, percent: percent, line: "\(label): done: \(evidence)")
-        }
+
+        if entry.revoked.contains(entry.version) { return verdict(.idle, "idle: revoked already") }
+        if let breach = evidence.breach(minDevices: minDevices) { return try halt(breach) }
+        if percent >= 100 { return verdict(.done, "done: \(evidence.summary)") }
         guard let next = steps.first(where: { $0 > percent }) else {
-            return Verdict(decision: .hold, version: entry.version, percent: percent,
-                           line: "\(label): hold: no step above \(Rollout.format(percent))")
+            return verdict(.hold, "hold: no step above \(Rollout.format(percent))")
         }
-        if !dryRun { try remember(seen) }
-        guard devices >= minDevices else {
-            return Verdict(decision: .hold, version: entry.version, percent: percent,
-                           line: "\(label): hold: \(devices) of \(minDevices) devices tried it; \(evidence)")
+        guard tally.reports > 0 else {
+            return verdict(.undecided, "undecided: the logs hold no outcome report; check that --log is the origin's "
+                           + "access log and that devices report (update without --no-report)")
         }
-        guard rate <= maxFailureRate else {
-            return Verdict(decision: .hold, version: entry.version, percent: percent,
-                           line: "\(label): hold: above \(Self.percent(maxFailureRate)) with fewer than \(Self.minFailures) "
-                               + "failed devices; \(evidence)")
+
+        // Too few devices, or a rate above the threshold from too few to halt on: a hold for
+        // want of evidence, counted; past maxHolds of them the watch decides on what it has.
+        let lacking: String? = evidence.devices < minDevices ? "\(evidence.devices) of \(minDevices) devices tried it"
+            : evidence.isAboveThreshold ? "above the threshold with too few failed devices to halt it" : nil
+        if let lacking {
+            let held = state.holding(now: now, interval: interval)
+            let holds = held.holds ?? 0
+            guard holds > maxHolds else {
+                if !dryRun { try held.write(to: statePath) }
+                return verdict(.hold, "hold: \(lacking); \(evidence.summary); held \(holds) of \(maxHolds) intervals",
+                               holds: holds)
+            }
+            if evidence.isAboveThreshold {
+                guard evidence.failingDevices >= RolloutEvidence.minConfidentFailures else {
+                    return verdict(.undecided, "undecided: one device failed it, above the threshold, for "
+                                   + "\(Self.intervals(maxHolds)): too little to halt on, too much to advance; "
+                                   + "\(evidence.summary); read its "
+                                   + "report (pkgctl fleet report), then revoke it or move it on by hand", holds: holds)
+                }
+                return try halt("above the threshold for \(Self.intervals(maxHolds)) without the devices to confirm it; "
+                                + evidence.summary)
+            }
+            // No device tried it: a share too small for this fleet moves on when the logs show the
+            // fleet reporting (minDevices devices reported some release of the package); else a
+            // person must look.
+            let reporting = tally.releases.filter { $0.package == name }.reduce(into: Set<String>()) { $0.formUnion($1.devices) }
+            if evidence.devices == 0, reporting.count >= minDevices {
+                return try advance(to: next, verdict: verdict(.advance, "advance to \(Rollout.format(next)): \(Self.intervals(maxHolds)) "
+                    + "at \(Rollout.format(percent)) gave no device of the \(reporting.count) reporting \(name)",
+                    percent: next), dryRun: dryRun, signer: signer, now: now)
+            }
+            guard evidence.devices > 0 else {
+                return verdict(.undecided, "undecided: no device tried it in \(Self.intervals(maxHolds)) and \(reporting.count) "
+                               + "reported \(name) at all; check that devices poll and report to this origin, or move it on "
+                               + "by hand (pkgctl rollout \(outputDirectory) \(name) \(DecimalText.tenths(next, droppingZeroTenth: true)))",
+                               holds: holds)
+            }
+            return try advance(to: next, verdict: verdict(.advance, "advance to \(Rollout.format(next)): \(Self.intervals(maxHolds)) "
+                + "at \(Rollout.format(percent)) gave \(evidence.devices) of \(minDevices) devices, none failing above the "
+                + "threshold; \(evidence.summary)", percent: next), dryRun: dryRun, signer: signer, now: now)
         }
-        guard !notFoundAbove else {
-            return Verdict(decision: .hold, version: entry.version, percent: percent,
-                           line: "\(label): hold: 404s inside the app above \(Self.percent(maxNotFoundRate ?? 0)), not yet "
-                               + "from \(Self.minFailures) devices with \(minDevices) running it or a confident rate; \(evidence)")
-        }
-        let waited = now.timeIntervalSince1970 - seen.since
+        if !dryRun { try state.write(to: statePath) }
+        let waited = now.timeIntervalSince1970 - state.since
         guard waited >= interval else {
-            return Verdict(decision: .hold, version: entry.version, percent: percent,
-                           line: "\(label): hold: \(Rollout.format(next)) in \(Self.duration(interval - waited)); \(evidence)")
+            return verdict(.hold, "hold: \(Rollout.format(next)) in \(Self.duration(interval - waited)); \(evidence.summary)")
         }
-        let line = "\(label): advance to \(Rollout.format(next)): \(evidence)"
-        if dryRun { return Verdict(decision: .advance, version: entry.version, percent: percent, line: line + " (dry run)") }
-        _ = try publisher.setRolloutHoldingLock(name: name, runtime: runtime, percent: next, force: false, signer: signer)
-        try remember(StepSeen(version: entry.version, percent: next, since: now.timeIntervalSince1970))
-        return Verdict(decision: .advance, version: entry.version, percent: next, line: line)
+        return try advance(to: next, verdict: verdict(.advance, "advance to \(Rollout.format(next)): \(evidence.summary)",
+                                                      percent: next), dryRun: dryRun, signer: signer, now: now)
     }
 
-    /// Whether `count` of `devices` (a share `rate`, 95 % `interval`) is enough to halt at
-    /// `threshold`: at least ``minFailures`` of them, above it, with ``minDevices`` devices or
-    /// the whole interval above it.
-    private func confidentlyAbove(_ threshold: Double, count: Int, of devices: Int, rate: Double,
-                                  interval: ClosedRange<Double>) -> Bool {
-        count >= Self.minFailures && rate > threshold && (devices >= minDevices || interval.lowerBound > threshold)
+    /// Raises the rollout to `next` (unless `dryRun`) and starts the step's clock; returns `verdict`.
+    private func advance(to next: Double, verdict: Verdict, dryRun: Bool, signer: ManifestSigner?, now: Date) throws -> Verdict {
+        guard !dryRun else { return verdict }
+        _ = try Publisher(outputDirectory: outputDirectory).setRolloutHoldingLock(name: name, runtime: runtime, percent: next,
+                                                                                  force: false, signer: signer)
+        try RolloutStepState(version: verdict.version, percent: next, since: now.timeIntervalSince1970).write(to: statePath)
+        return verdict
     }
 
-    /// When this step of this release was first seen: from the state file, or now.
-    private func stepSeen(version: String, percent: Double, now: Date) throws -> StepSeen {
-        if let bytes = try FileSystem.read(statePath),
-           let seen = try? JSONDecoder().decode(StepSeen.self, from: Data(bytes)),
-           seen.version == version, seen.percent == percent {
-            return seen
-        }
-        return StepSeen(version: version, percent: percent, since: now.timeIntervalSince1970)
-    }
-
-    private func remember(_ seen: StepSeen) throws {
-        try FileSystem.writeAtomically(try JSONEncoder().encode(seen), to: statePath)
-    }
-
-    private static func percent(_ share: Double) -> String {
-        DecimalText.tenths(share * 100, droppingZeroTenth: false) + " %"
+    /// "1 interval", "3 intervals".
+    private static func intervals(_ count: Int) -> String {
+        count == 1 ? "1 interval" : "\(count) intervals"
     }
 
     private static func duration(_ seconds: Double) -> String {

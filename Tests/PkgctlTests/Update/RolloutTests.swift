@@ -163,8 +163,8 @@ import Testing
         try publish("1.1.0", version: "2.0.0", rollout: 10)
         let salt = try self.salt
         let next = #expect(throws: PkgError.self) { try publish("1.0.0", version: "3.0.0", rollout: 10) }
-        #expect(next?.message == "demo 2.0.0 is still rolling out (10 %); finish its rollout (to 100 %) "
-                + "or force this one to make it the version before")
+        #expect(next?.message == "demo 2.0.0 is still rolling out (10 %); halt it (pkgctl revoke \(originRoot) demo 2.0.0), "
+                + "finish it (pkgctl rollout \(originRoot) demo 100), or force this one to replace it")
         #expect(next?.remedy == .force)
         // The same version again keeps its salt: no device drops out.
         try publish("1.1.0", version: "2.0.0", rollout: 20)
