@@ -55,7 +55,8 @@ public struct ReportLogReader: Sendable {
         if found == .cut {
             tally.addUnreadable()
         } else {
-            scratch.withUnsafeBufferPointer { tally.add(query: UnsafeBufferPointer(rebasing: $0[(mark + 1)...])) }
+            let time = tally.timeline == nil ? nil : LogTimestamp.logpush(line)
+            scratch.withUnsafeBufferPointer { tally.add(query: UnsafeBufferPointer(rebasing: $0[(mark + 1)...]), time: time) }
         }
     }
 }
