@@ -14,8 +14,7 @@ import FoundationEssentials
 /// var tally = FleetTally()
 /// tally.timeline = FleetTimeline()
 /// // ... read the logs ...
-/// let page = FleetReportPage(tally: tally, decisions: try RolloutDecisionRecord.history(in: "out"))
-/// try page.html.write(...)
+/// let html = FleetReportPage(tally: tally, decisions: try RolloutDecisionRecord.history(in: "out")).html
 /// ```
 public struct FleetReportPage: Sendable {
     /// The reports.
@@ -60,7 +59,7 @@ public struct FleetReportPage: Sendable {
             page += #"<section data-package="\#(package.escapedForHTML)"><h2>\#(package.escapedForHTML)</h2>"#
             let chart = AdoptionChart(package: package, adoption: adoption,
                                       series: adoption.series.filter { $0.package == package }, decisions: history, halted: halted)
-            page += chart.svg + legend(chart.series, halted: halted)
+            page += chart.svg + legend(chart.series, halted: halted, marked: chart.marked.count, of: history.count)
             page += releaseTable(releases, history: history)
             if !history.isEmpty { page += stepTable(history) + decisionList(history) }
             page += "</section>\n"
@@ -68,11 +67,14 @@ public struct FleetReportPage: Sendable {
         return page + "</body></html>\n"
     }
 
-    private func legend(_ series: [FleetAdoption.Series], halted: Set<String>) -> String {
+    private func legend(_ series: [FleetAdoption.Series], halted: Set<String>, marked: Int, of decisions: Int) -> String {
         "<p class=\"legend\">" + series.enumerated().map { index, line in
             #"<span class="key c\#(index % AdoptionChart.colours)"></span>\#(line.release.escapedForHTML)"#
                 + (halted.contains(line.release) ? " (halted)" : "")
-        }.joined(separator: " ") + #" <span class="key mark"></span>watch decisions</p>"#
+        }.joined(separator: " ")
+            + (decisions == 0 ? "" : #" <span class="key mark"></span>watch decisions"#
+               + (marked < decisions ? " (\(marked) of \(decisions): those in the logs' time)" : ""))
+            + "</p>"
     }
 
     private func releaseTable(_ releases: [FleetTally.Release], history: [RolloutDecisionRecord]) -> String {

@@ -20,6 +20,15 @@ import Testing
         return "10.0.0.1 - - [\(clock) +0000] \"GET /report/v1?\(report.query) HTTP/1.1\" 204 0 \"-\" \"-\""
     }
 
+    /// An nginx `combined` line for `report` sent at `date`.
+    private static func line(_ report: OutcomeReport, at date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "dd/MMM/yyyy:HH:mm:ss Z"
+        return "10.0.0.1 - - [\(formatter.string(from: date))] \"GET /report/v1?\(report.query) HTTP/1.1\" 204 0 \"-\" \"-\""
+    }
+
     private static func report(_ release: String, _ outcome: OutcomeReport.Outcome, device: String) -> OutcomeReport {
         OutcomeReport(package: "demo", release: release, from: nil, outcome: outcome, cause: outcome == .rolledBack ? "exit" : nil,
                       device: device, client: "0.1.0")
@@ -63,7 +72,8 @@ import Testing
         try BundleFixtures.packDemo("1.0.0", into: out)
         try BundleFixtures.packDemo("1.1.0", into: out, ["--rollout", "5"])
         func watch(_ reports: [OutcomeReport], _ extra: [String] = []) throws -> PkgctlProcess.Result {
-            let lines = reports.enumerated().map { Self.line($1, seconds: 3600 + $0 * 60) }
+            // Sent in the last minutes: the watch, run now, decides at the end of the logs' time.
+            let lines = reports.enumerated().map { Self.line($1, at: Date(timeIntervalSinceNow: Double($0 * 60 - 180))) }
             let log = try temp.write(Array((lines.joined(separator: "\n") + "\n").utf8), to: "access.log")
             return try PkgctlProcess.run(["fleet", "watch", out, "demo", "--log", log, "--interval", "0",
                                           "--max-failure-rate", "10", "--min-devices", "3"] + extra)
@@ -87,6 +97,12 @@ import Testing
         #expect(html.contains(#"data-decision="halt" data-version="1.1.0" data-percent-before="5.0" data-percent="100.0""#))
         #expect(html.contains(#"data-step="" data-version="1.1.0" data-percent="5.0" data-devices="3" data-failed-devices="2""#))
         #expect(html.contains(#"data-interval="step" data-low="#) && html.contains(#"data-threshold="0.1""#))
+        // Decisions outside the logs' time are listed, not marked.
+        let old = try temp.write(Array((Self.line(one[0], day: 2) + "\n").utf8), to: "old.log")
+        #expect(try PkgctlProcess.run(["fleet", "report", old, "--html", page, "--out-dir", out]).status == 0)
+        let listed = try String(contentsOfFile: page, encoding: .utf8)
+        #expect(!listed.contains("<g class=\"mark ") && listed.contains("(0 of 2: those in the logs' time)"))
+        #expect(listed.contains("The watch's decisions (2, newest last)"))
 
         let missing = try PkgctlProcess.run(["fleet", "report", temp.path + "/access.log", "--html", page, "--out-dir", out + "/nope"])
         #expect(missing.status == 1 && missing.stderr.contains("nope is not a directory"), "\(missing.stderr)")
