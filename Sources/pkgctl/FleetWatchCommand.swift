@@ -19,7 +19,9 @@ struct FleetWatchCommand: ParsableCommand {
             halts (from 2 failed devices), a step whose share of the fleet gave fewer than --min-devices \
             devices advances on those it has, and one no device tried (or one failure alone) is undecided. \
             Prints one line: what and why (--json: the decision and its numbers). Holds OUT_DIR's lock, as \
-            pack, rollout and revoke do; running it again decides the same.
+            pack, rollout and revoke do; running it again decides the same. Keeps the step it is at and its \
+            last 500 decisions (a repeated hold or done counted once) in OUT_DIR/.pkgctl-watch-NAME.json, \
+            unless --dry-run; pkgctl fleet report --html FILE --out-dir OUT_DIR draws them on a timeline.
 
             Exit status: 0 advanced, held, done or idle; 2 halted a release; 3 could not decide (a log that \
             cannot be read, logs with no outcome report, no device tried the release, or one failure alone \

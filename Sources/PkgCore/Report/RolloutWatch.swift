@@ -29,7 +29,9 @@ import FoundationEssentials
 ///
 /// It holds the output folder's lock (as `pack`, `rollout` and `revoke` do) from reading the
 /// manifest to writing it, and remembers each step in `OUT_DIR/.pkgctl-watch-NAME.json`
-/// (``RolloutStepState``). Running it again without new reports or time decides the same.
+/// (``RolloutStepState``), with its last decisions (``RolloutDecisionRecord``, which
+/// `fleet report --html --out-dir` marks on its timeline). Running it again without new
+/// reports or time decides the same.
 public struct RolloutWatch: Sendable {
     /// The publisher's output folder (holding `manifest.json`).
     public var outputDirectory: String
