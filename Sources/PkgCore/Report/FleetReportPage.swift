@@ -59,7 +59,11 @@ public struct FleetReportPage: Sendable {
             page += #"<section data-package="\#(package.escapedForHTML)"><h2>\#(package.escapedForHTML)</h2>"#
             let chart = AdoptionChart(package: package, adoption: adoption,
                                       series: adoption.series.filter { $0.package == package }, decisions: history, halted: halted)
-            page += chart.svg + legend(chart.series, halted: halted, marked: chart.marked.count, of: history.count)
+            if chart.series.isEmpty, history.isEmpty {
+                page += "<p class=\"note\">No report of this package carries a time the logs give: no curve.</p>"
+            } else {
+                page += chart.svg + legend(chart.series, halted: halted, marked: chart.marked.count, of: history.count)
+            }
             page += releaseTable(releases, history: history)
             if !history.isEmpty { page += stepTable(history) + decisionList(history) }
             page += "</section>\n"

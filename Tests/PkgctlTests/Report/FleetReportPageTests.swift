@@ -40,6 +40,9 @@ import Testing
             let start = try #require(tally.timeline?.first)
             #expect(abs(start - Self.five) < 1, "\(start)")
         }
+        // A line without a time counts, but draws no curve.
+        let timeless = FleetReportPage(tally: Self.tally([#"x "GET /report/v1?\#(query) HTTP/1.1""#])).html
+        #expect(timeless.contains(#"data-devices="1""#) && !timeless.contains("data-chart=") && timeless.contains("no curve"))
         // Without a timeline the times are not read, and the counts are the same.
         var plain = FleetTally()
         plain.add(line: Array(#"x [25/Nov/2026:17:00:00 +0000] "GET /report/v1?\#(query) HTTP/1.1""#.utf8))
