@@ -35,12 +35,14 @@ struct AdoptionChart {
 
     /// The decisions on the time axis (a repeated one when any of its runs is).
     var marked: [RolloutDecisionRecord] {
-        decisions.filter { $0.time <= domain.upperBound && ($0.lastTime ?? $0.time) >= domain.lowerBound }
+        let domain = domain
+        return decisions.filter { $0.time <= domain.upperBound && ($0.lastTime ?? $0.time) >= domain.lowerBound }
     }
 
     /// The SVG element.
     var svg: String {
         let times = (0..<adoption.buckets).map { adoption.end(of: $0) }
+        let domain = domain
         let first = domain.lowerBound, span = domain.upperBound - domain.lowerBound
         let peak = max(1, series.flatMap(\.devices).max() ?? 1)
         func x(_ time: Double) -> Double { left + (time - first) / span * (width - left - right) }
