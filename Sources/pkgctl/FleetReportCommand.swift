@@ -17,14 +17,25 @@ struct FleetReportCommand: ParsableCommand {
             inside the app (devices and total, with the share of the devices running it) and origin fallbacks. \
             No LOG, or -, reads stdin. A report line that does not read is counted as unreadable.
 
+            --html FILE also writes the report as one self-contained HTML page (inline SVG and CSS, no \
+            script, nothing fetched), to read offline or attach to a ticket: per package, the devices on each \
+            release over time (from the reports' times in the logs, in at most 200 buckets of a round width), \
+            each release's numbers and failure-rate interval, and the 404s inside the app; with --out-dir, the \
+            rollout steps against the watch's thresholds and the decisions of pkgctl fleet watch, marked on the \
+            time axis.
+
             Prints one block per package release, then the number of reports read; --json prints the \
-            tally as JSON. Exits 1 when a log cannot be read (a corrupt or cut gzip file is named).
+            tally as JSON (with --html too). Exits 1 when a log cannot be read (a corrupt or cut gzip file is \
+            named).
 
             Examples:
               # The current and rotated nginx logs, gzipped or not:
               pkgctl fleet report /var/log/nginx/access.log /var/log/nginx/access.log.2.gz
               # A CloudFront log read from stdin, the tally as JSON:
               pkgctl fleet report --json - < E2EXAMPLE.2026-01-01-12.abcd1234.gz
+              # A page to attach to a ticket, with the watch's decisions on it:
+              pkgctl fleet report /var/log/nginx/access.log --html rollout.html \\
+                --out-dir /srv/pkgctl/out
             """)
 
     @Argument(help: ArgumentHelp("Access logs to read, plain or gzipped (- for stdin).", valueName: "log"))
@@ -33,10 +44,28 @@ struct FleetReportCommand: ParsableCommand {
     @Flag(help: "Print the tally as JSON.")
     var json = false
 
+    @Option(help: ArgumentHelp("Also write the report as a self-contained HTML page to this file.", valueName: "file"))
+    var html: String?
+
+    @Option(name: .customLong("out-dir"), help: ArgumentHelp(
+        "With --html: the publisher's output folder, whose fleet watch history the page shows.", valueName: "out-dir"))
+    var outDir: String?
+
+    func validate() throws {
+        if outDir != nil, html == nil { throw ValidationError("--out-dir goes with --html") }
+    }
+
     func run() throws {
         var tally = FleetTally()
+        if html != nil { tally.timeline = FleetTimeline() }
         for log in logs.isEmpty ? ["-"] : logs {
             try reportingErrors(json: json) { try LogLines.readReports(log, into: &tally) }
+        }
+        if let html {
+            try reportingErrors(json: json) {
+                let decisions = try outDir.map { try RolloutDecisionRecord.history(in: $0) } ?? [:]
+                try FileSystem.writeAtomically(Array(FleetReportPage(tally: tally, decisions: decisions).html.utf8), to: html)
+            }
         }
         if json {
             try Output.printJSON(FleetSummary(tally))

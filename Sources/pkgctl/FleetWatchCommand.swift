@@ -22,7 +22,9 @@ struct FleetWatchCommand: ParsableCommand {
 
             Prints one line: what and why (--json: the decision and its numbers). Holds OUT_DIR's lock, as \
             pack, rollout and revoke do; running it again decides the same, and --dry-run changes nothing. \
-            A signed manifest needs --sign. Exit status: 0 advanced, held, done or idle; 2 halted a release; \
+            A signed manifest needs --sign. Keeps the step it is at and its last 500 decisions (a repeated \
+            hold or done counted once) in OUT_DIR/.pkgctl-watch-NAME.json, unless --dry-run; pkgctl fleet \
+            report --html FILE --out-dir OUT_DIR draws them on a timeline. Exit status: 0 advanced, held, done or idle; 2 halted a release; \
             3 could not decide (a log that cannot be read, logs with no outcome report, no device tried the \
             release, or one failure alone after --max-holds intervals); 1 any other failure; 64 bad usage. \
             Publish after it whatever it exits with: a halt reaches devices only once published.

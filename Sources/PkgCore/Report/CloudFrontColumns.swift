@@ -13,6 +13,8 @@ struct CloudFrontColumns: Sendable, Hashable {
     let stem: Int
     /// The column of `cs-uri-query`, from 0.
     let query: Int
+    /// The columns of `date` and `time` (UTC), when named.
+    let date: Int?, time: Int?
 
     /// The columns a `#Fields:` line names; nil when it does not name both.
     init?(fields line: UnsafeBufferPointer<UInt8>) {
@@ -23,6 +25,8 @@ struct CloudFrontColumns: Sendable, Hashable {
               let query = names.firstIndex(where: { $0.elementsEqual("cs-uri-query".utf8) }) else { return nil }
         self.stem = stem
         self.query = query
+        date = names.firstIndex(where: { $0.elementsEqual("date".utf8) })
+        time = names.firstIndex(where: { $0.elementsEqual("time".utf8) })
     }
 
     /// The directive of the line naming the fields.
@@ -43,7 +47,11 @@ struct CloudFrontColumns: Sendable, Hashable {
             return
         }
         Self.decodeOnce(value, into: &scratch)
-        scratch.withUnsafeBufferPointer { tally.add(query: $0) }
+        var when: Double?
+        if tally.timeline != nil, let date, let time, let day = field(date, of: line), let clock = field(time, of: line) {
+            when = LogTimestamp.w3c(date: UnsafeBufferPointer(rebasing: line[day]), time: UnsafeBufferPointer(rebasing: line[clock]))
+        }
+        scratch.withUnsafeBufferPointer { tally.add(query: $0, time: when) }
     }
 
     /// The bytes of column `index` of a tab-separated line; nil when it has fewer columns.

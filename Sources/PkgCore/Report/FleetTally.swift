@@ -119,6 +119,9 @@ public struct FleetTally: Sendable {
     public private(set) var unreadable = 0
     /// Reports read.
     public private(set) var reports = 0
+    /// When set, the reports' times (read from their lines) go to it too: which release each
+    /// device ran over time. Nil (the default) spares reading the times.
+    public var timeline: FleetTimeline?
 
     /// An empty tally.
     public init() {}
@@ -150,12 +153,13 @@ public struct FleetTally: Sendable {
         while end < line.count, line[end] != UInt8(ascii: " "), line[end] != UInt8(ascii: "\""), line[end] != UInt8(ascii: "\t") {
             end += 1
         }
-        add(query: UnsafeBufferPointer(rebasing: line[start..<end]))
+        add(query: UnsafeBufferPointer(rebasing: line[start..<end]), time: timeline == nil ? nil : LogTimestamp.common(line))
     }
 
     /// Reads the query of one report request (what follows `/report/v1?`, as the device sent
-    /// it), for logs that keep the query apart from the line (``ReportLogReader``).
-    package mutating func add(query: UnsafeBufferPointer<UInt8>) {
+    /// it), for logs that keep the query apart from the line (``ReportLogReader``); `time` is
+    /// when it was made, in seconds since 1970, for ``timeline``.
+    package mutating func add(query: UnsafeBufferPointer<UInt8>, time: Double? = nil) {
         guard let report = OutcomeReport(query: Substring(String(decoding: query, as: UTF8.self))) else {
             unreadable += 1
             return
@@ -165,6 +169,7 @@ public struct FleetTally: Sendable {
         // its device sets on every report (seen: 136 µs a report at 16,000 devices).
         byRelease[report.package + "\u{0}" + report.release, default: Release(package: report.package, release: report.release)]
             .record(report)
+        if let time { timeline?.record(report, at: time) }
     }
 
     /// Counts a report request whose query cannot be had (its line is longer than ``lineLimit``).

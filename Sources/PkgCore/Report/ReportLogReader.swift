@@ -11,7 +11,10 @@
 ///   target): ``FleetTally/add(line:)``.
 ///
 /// A report request whose query was cut off (a line longer than ``FleetTally/lineLimit``) is
-/// counted as unreadable, as in ``FleetTally/add(line:)``. Use one reader per file.
+/// counted as unreadable, as in ``FleetTally/add(line:)``. With a ``FleetTally/timeline``, each
+/// report's time is read too (``LogTimestamp``: nginx's `[$time_local]`, CloudFront's `date` and
+/// `time`, Logpush's `EdgeStartTimestamp`); a report without one counts, but not over time.
+/// Use one reader per file.
 ///
 /// ```swift
 /// var tally = FleetTally()
@@ -55,7 +58,8 @@ public struct ReportLogReader: Sendable {
         if found == .cut {
             tally.addUnreadable()
         } else {
-            scratch.withUnsafeBufferPointer { tally.add(query: UnsafeBufferPointer(rebasing: $0[(mark + 1)...])) }
+            let time = tally.timeline == nil ? nil : LogTimestamp.logpush(line)
+            scratch.withUnsafeBufferPointer { tally.add(query: UnsafeBufferPointer(rebasing: $0[(mark + 1)...]), time: time) }
         }
     }
 }

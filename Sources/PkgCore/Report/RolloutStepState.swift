@@ -3,7 +3,8 @@ import FoundationEssentials
 /// What ``RolloutWatch`` remembers of the step a release is at, in
 /// `OUT_DIR/.pkgctl-watch-NAME.json`: when it first saw the step, and how many intervals it has
 /// held there for want of evidence. A new release or step starts afresh. A file written by an
-/// earlier pkgctl (no hold count) reads as no holds yet.
+/// earlier pkgctl (no hold count) reads as no holds yet. The file keeps the watch's decisions
+/// beside it (``RolloutWatchFile``).
 struct RolloutStepState: Codable, Sendable {
     var version: String
     var percent: Double
@@ -17,16 +18,17 @@ struct RolloutStepState: Codable, Sendable {
 
     /// The state of `version` at `percent` in the file at `path`, or a new one starting `now`.
     static func read(_ path: String, version: String, percent: Double, now: Date) throws -> RolloutStepState {
-        if let bytes = try FileSystem.read(path),
-           let state = try? JSONDecoder().decode(RolloutStepState.self, from: Data(bytes)),
-           state.version == version, state.percent == percent {
+        if let state = try RolloutWatchFile.read(path).step, state.version == version, state.percent == percent {
             return state
         }
         return RolloutStepState(version: version, percent: percent, since: now.timeIntervalSince1970)
     }
 
+    /// Writes this state into the file at `path`, keeping its history.
     func write(to path: String) throws {
-        try FileSystem.writeAtomically(try JSONEncoder().encode(self), to: path)
+        var file = try RolloutWatchFile.read(path)
+        file.step = self
+        try file.write(to: path)
     }
 
     /// The state after one more hold `now`: counted when an `interval` has passed since the

@@ -29,7 +29,9 @@ import FoundationEssentials
 ///
 /// It holds the output folder's lock (as `pack`, `rollout` and `revoke` do) from reading the
 /// manifest to writing it, and remembers each step in `OUT_DIR/.pkgctl-watch-NAME.json`
-/// (``RolloutStepState``). Running it again without new reports or time decides the same.
+/// (``RolloutStepState``), with its last decisions (``RolloutDecisionRecord``, which
+/// `fleet report --html --out-dir` marks on its timeline). Running it again without new
+/// reports or time decides the same.
 public struct RolloutWatch: Sendable {
     /// The publisher's output folder (holding `manifest.json`).
     public var outputDirectory: String
@@ -69,16 +71,26 @@ public struct RolloutWatch: Sendable {
     /// One file per watched release slot; a runtime range is named by the start of its text's SHA-256.
     private var statePath: String {
         let slot = runtime.map { "@" + Array(SHA256.hash(data: Array($0.text.utf8)).prefix(6)).hexString } ?? ""
-        return outputDirectory + "/.pkgctl-watch-" + name + slot + ".json"
+        return outputDirectory + "/" + RolloutWatchFile.prefix + name + slot + ".json"
     }
 
     /// Decides, and unless `dryRun` carries the decision out (signing with `signer` when the
-    /// manifest is signed). `now` is the time against ``interval``.
+    /// manifest is signed) and adds it to the history in the state file
+    /// (``RolloutDecisionRecord``). `now` is the time against ``interval``.
     public func run(_ tally: FleetTally, now: Date = Date(), dryRun: Bool = false,
                     signer: ManifestSigner? = nil) throws -> Verdict {
-        let publisher = Publisher(outputDirectory: outputDirectory)
-        let lock = try publisher.lockOutput()
+        let lock = try Publisher(outputDirectory: outputDirectory).lockOutput()
         defer { withExtendedLifetime(lock) {} }
+        let verdict = try decide(tally, now: now, dryRun: dryRun, signer: signer)
+        if !dryRun {
+            try RolloutWatchFile.append(RolloutDecisionRecord(verdict, time: now, minDevices: minDevices), to: statePath)
+        }
+        return verdict
+    }
+
+    /// ``run(_:now:dryRun:signer:)`` with the output folder locked.
+    private func decide(_ tally: FleetTally, now: Date, dryRun: Bool, signer: ManifestSigner?) throws -> Verdict {
+        let publisher = Publisher(outputDirectory: outputDirectory)
         guard let published = try PublishedManifest.read(outputDirectory + "/manifest.json") else {
             throw PkgError(.invalidArgument, "\(outputDirectory)/manifest.json has no package '\(name.escapedForMessage)'")
         }

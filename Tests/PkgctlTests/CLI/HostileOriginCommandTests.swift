@@ -18,33 +18,14 @@ import Testing
         keys = temp.path + "/keys"
     }
 
-    /// Runs pkgctl under a Python parent that prints the child's peak RSS (KiB) on
-    /// its last stderr line, `maxrss-kb N`.
-    private func runMeasuringMemory(_ arguments: [String]) throws -> (result: PkgctlProcess.Result, peakKB: Int) {
-        let launcher = ["/usr/bin/python3", "-c", """
-            import resource, subprocess, sys
-            status = subprocess.call(sys.argv[1:])
-            print("maxrss-kb %d" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)
-            sys.exit(status)
-            """]
-        var result = try PkgctlProcess.run(arguments, launcher: launcher)
-        var lines = result.stderr.split(separator: "\n", omittingEmptySubsequences: false)
-        if lines.last == "" { lines.removeLast() }
-        let popped = lines.popLast()
-        let last = try #require(popped, "no maxrss line")
-        let peak = try #require(Int(last.dropFirst("maxrss-kb ".count)), "\(result.stderr)")
-        result.stderr = lines.map { $0 + "\n" }.joined()
-        return (result, peak)
-    }
-
     @Test func anEndlessOrInflatingManifestCostsAFewMegabytesAndOneLine() throws {
         try BundleFixtures.publishDemo(["1.0.0"], into: origin)
         let hostile = try HostileOrigin(root: origin)
-        let normal = try runMeasuringMemory(["update", "--root", root, "--manifest", hostile.baseURL + "/manifest.json"])
+        let normal = try PkgctlProcess.runMeasuringMemory(["update", "--root", root, "--manifest", hostile.baseURL + "/manifest.json"])
         #expect(normal.result.status == 0, "\(normal.result.stderr)")
         for path in ["/endless/manifest.json", "/inflating/manifest.json"] {
             let url = hostile.baseURL + path
-            let run = try runMeasuringMemory(["update", "--root", root, "--manifest", url])
+            let run = try PkgctlProcess.runMeasuringMemory(["update", "--root", root, "--manifest", url])
             #expect(run.result.status == 1)
             #expect(run.result.stderr == "pkgctl: GET \(url): the answer is larger than 1048576 bytes (counted after "
                     + "decoding); refused\n")
