@@ -257,56 +257,11 @@ struct UpdateCommand: AsyncParsableCommand {
         if json {
             try Output.printJSON(report)
         } else if !quiet {
-            printSummary(report)
+            for line in UpdateSummary.lines(report) { print(line) }
         }
         for failure in report.reverted + report.packages where failure.error != nil {
             Output.printError(failure.error ?? failure.name)
         }
         if !report.succeeded { throw ExitCode(ExitStatus.failure) }
-    }
-
-    private func printSummary(_ report: UpdateReport) {
-        if report.manifest == .notModified, report.reverted.isEmpty {
-            print("manifest not modified; nothing to do")
-        }
-        for outcome in report.packages {
-            // What a rollout leaving this device out adds to the line, in its parentheses.
-            let rollingOut = outcome.rollingOut.map(\.sentence)
-            switch outcome.action {
-            case .installed:
-                print("\(outcome.name): installed \(outcome.to)" + Self.parenthesized([rollingOut]))
-            case .upgraded, .downgraded:
-                print("\(outcome.name): \(outcome.from ?? "-") -> \(outcome.to)"
-                      + Self.parenthesized([outcome.action.rawValue, rollingOut]))
-            case .republished:
-                print("\(outcome.name): \(outcome.from ?? "-") -> \(outcome.to)"
-                      + Self.parenthesized(["re-published; reinstalled", rollingOut]))
-            case .unchanged: print("\(outcome.name): \(outcome.to) is up to date" + Self.parenthesized([rollingOut]))
-            case .held:
-                print("\(outcome.name): \(outcome.to) is held back; \(outcome.from ?? "no version") stays active "
-                      + "(pkgctl unhold \(outcome.name) allows it)")
-            case .staged:
-                print("\(outcome.name): " + (rollingOut ?? "\(outcome.to) is rolling out; this device is not in it yet"))
-            case .pending:
-                print("\(outcome.name): \(outcome.to) is installed and waits for an activation window; "
-                      + "\(outcome.from ?? "no version") stays active")
-            case .withdrawn:
-                print("\(outcome.name): \(outcome.to) is revoked; nothing installed")
-            case .revoked:
-                print("\(outcome.name): \(outcome.from ?? "-") was revoked; switched back to \(outcome.to)")
-            case .incompatible:
-                print(outcome.detail ?? "\(outcome.name): no release fits this runtime")
-                continue
-            case .failed, .rolledBack: break
-            }
-            if let detail = outcome.detail { print(detail) }
-        }
-        for removed in report.removed { print("removed \(removed)") }
-    }
-
-    /// " (A; B)" of the notes given, or nothing when there are none.
-    private static func parenthesized(_ notes: [String?]) -> String {
-        let notes = notes.compactMap { $0 }
-        return notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"
     }
 }
