@@ -153,7 +153,8 @@ body = sum(int(l[3]) for l in fetched) / devices
 requests = {k: sum(kind(l[0]) == k for l in fetched) / devices for k in ("delta", "object", "index", "zip", "other")}
 delta = deltas2.get("1", 0)
 gz = sum(len(gzip.compress(open(os.path.join(sources, "v2", p), "rb").read())) for p in changed2)
-index = os.path.getsize(os.path.join(www, "index", "app-2.json"))
+# Indexes are content-named (index/NAME-VERSION.<sha256>.json).
+index = os.path.getsize(glob.glob(os.path.join(www, "index", "app-2.*.json"))[0])
 written = []
 for device in ids[:: max(1, devices // 100)]:
     store = os.path.join(work, "stores", device, "packages", "app")
