@@ -16,6 +16,9 @@ extension PreviewHandler {
         if head.method == .CONNECT {
             return sendError(.methodNotAllowed, "CONNECT tunnels are not supported; use http:// URLs", context: context)
         }
+        if let refusal = HostField.refusal(for: head) {
+            return sendError(.badRequest, refusal, context: context)
+        }
         let body = queuedRequest.body.map { Array($0.readableBytesView) } ?? []
         guard let request = RequestTarget.resourceRequest(for: head, body: body, scheme: configuration.scheme,
                                                           defaultHost: configuration.defaultHost) else {

@@ -8,7 +8,8 @@ import PkgServer
 /// `RequestTarget.resourceRequest`, then the resolver's path decoding. Origin form needs
 /// a host and keeps the target's path and query; absolute form takes its own host; the
 /// host is lower case and holds no character that ends an authority; the scheme is the
-/// server's. Every other form (`*`, authority form) names no resource.
+/// server's. Every other form (`*`, authority form) names no resource. A Host field
+/// `HostField` accepts holds no byte that would end or change an authority.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRequestTarget(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let lines = FuzzInput(data, size).lines
@@ -17,6 +18,10 @@ public func fuzzRequestTarget(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CIn
     if lines.count > 1 { headers.add(name: "Host", value: String(lines[1])) }
     let defaultHost = lines.count > 2 && !lines[2].isEmpty ? String(lines[2]) : nil
     let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: uri, headers: headers)
+    if HostField.refusal(for: head) == nil, let host = headers.first(name: "Host") {
+        fuzzCheck(!host.utf8.contains { "/?#@ \\".utf8.contains($0) || $0 < 0x21 || $0 >= 0x7f },
+                  "Host \(host.debugDescription) accepted")
+    }
     let request = RequestTarget.resourceRequest(for: head, body: [], scheme: "app", defaultHost: defaultHost)
     let lower = uri.lowercased()
     let isOriginForm = hasBytePrefix(uri, "/")

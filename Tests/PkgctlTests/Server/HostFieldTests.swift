@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+@testable import PkgCore
+@testable import PkgServer
+
+/// RFC 9112 §3.2: a request without `Host` (HTTP/1.1), with two `Host` fields, or with a
+/// `Host` that is no host is answered 400 by `pkgctl serve` as by nginx, sent the same bytes
+/// side by side, although `--default-host` would otherwise have served each of them
+/// (uNetworking's h1spec found the first two answered 200).
+@Suite struct HostFieldTests {
+    /// Each request, and whether a server must refuse it. nginx 1.22 refuses a Host with a
+    /// `/` but not one with a bad port (`:80x`, which it cuts off); serve refuses both.
+    static let cases: [(request: String, refused: Bool)] = [
+        ("GET /app/index.html HTTP/1.1\r\nConnection: close\r\n\r\n", true),
+        ("GET /app/index.html HTTP/1.1\r\nHost: www.example.com\r\nHost: www.example.com\r\nConnection: close\r\n\r\n", true),
+        ("GET /app/index.html HTTP/1.1\r\nHost: www.example.com\r\nhost: other.example.com\r\nConnection: close\r\n\r\n", true),
+        ("GET /app/index.html HTTP/1.1\r\nHost: www.example.com/app\r\nConnection: close\r\n\r\n", true),
+        ("GET /app/index.html HTTP/1.1\r\nHost: www.example.com:80x\r\nConnection: close\r\n\r\n", true),
+        ("GET /app/index.html HTTP/1.0\r\n\r\n", false),
+        ("GET /app/index.html HTTP/1.1\r\nHost: www.example.com:8080\r\nConnection: close\r\n\r\n", false),
+        ("GET /app/index.html HTTP/1.1\r\nHost: [::1]:8080\r\nConnection: close\r\n\r\n", false),
+    ]
+
+    static func status(of response: [UInt8]) -> Int? {
+        let line = String(decoding: response.prefix(while: { $0 != UInt8(ascii: "\r") }), as: UTF8.self)
+        let fields = line.split(separator: " ")
+        return fields.count > 1 ? Int(fields[1]) : nil
+    }
+
+    @Test func serveRefusesAMissingRepeatedOrMalformedHostAsNginxDoes() throws {
+        let temp = try TemporaryDirectory()
+        let origin = temp.path + "/origin"
+        let store = PackageStore(root: temp.path + "/store")
+        try Publisher(outputDirectory: origin).publish(source: BundleFixtures.demoSource("1.0.0"), name: "demo",
+                                                       version: "1.0.0", routes: ["www.example.com/app"])
+        #expect(try Updater(store: store, manifestURL: "file://" + origin + "/manifest.json").run().succeeded)
+        let resolver = try Resolver(store: store)
+        let server = PreviewServer(resolver: resolver, configuration: PreviewServerConfiguration(
+            port: 0, defaultHost: "www.example.com", offline: true))
+        let port = try #require(try server.start().port)
+        defer { try? server.shutdown() }
+        let site = try TemporaryDirectory()
+        _ = try site.write(Array("<p>nginx</p>".utf8), to: "app/index.html")
+        let nginx = try NginxOrigin(root: site.path, tls: false)
+        defer { nginx.stop() }
+
+        for (request, refused) in Self.cases {
+            let ours = try HTTPExchange.rawBytes(Array(request.utf8), port: port)
+            let theirs = try HTTPExchange.rawBytes(Array(request.utf8), port: Int(nginx.port))
+            let shown = request.replacingOccurrences(of: "\r\n", with: "⏎")
+            let nginxRefuses = refused && !request.contains(":80x")
+            #expect(Self.status(of: theirs) == (nginxRefuses ? 400 : 200), "nginx: \(shown)")
+            #expect(Self.status(of: ours) == (refused ? 400 : 200), "serve: \(shown): \(String(decoding: ours.prefix(400), as: UTF8.self))")
+            if refused {
+                #expect(String(decoding: ours, as: UTF8.self).contains("Host"), "the 400 names the field: \(shown)")
+            }
+        }
+    }
+}
