@@ -2,8 +2,8 @@
  * pkgctlsrc: GstBaseSrc + GstURIHandler for app://. Each element owns a resolver (settings from
  * the environment, media_settings.h) and drives it on the thread that asks for data: create()
  * polls pkgctl_resolver_fd() and calls pkgctl_resolver_dispatch(), so the task's callbacks run
- * there. A request asks `Range: bytes=N-`; the first one (in start()) gives the size and whether
- * the answer can seek. The last HISTORY bytes read stay at hand, as demuxers pulling a file read
+ * there. A request asks for CHUNK bytes, `Range: bytes=N-(N+CHUNK-1)`, and the next goes on where
+ * it ended; the first one (in start()) gives the size and whether the answer can seek. The last HISTORY bytes read stay at hand, as demuxers pulling a file read
  * an element's head, then the element again. A read elsewhere (a seek, or a demuxer pulling
  * another part of the file) stops the request and starts one at the new offset. Body bytes are
  * reported consumed only once a read needs them (explicit consumption, a 256 KiB window), so a
@@ -29,6 +29,10 @@ GST_DEBUG_CATEGORY_STATIC(pkgctl_src_debug);
 /* A read at most this far past the bytes at hand skips bytes instead of starting a new request. */
 #define SKIP_LIMIT (64 * 1024)
 #define BLOCK_SIZE (64 * 1024)
+/* Bytes one request asks for. A request left behind by a seek is cut by the resolver, but what the
+ * socket buffers took has left the origin already (megabytes on a fast link): a bounded range
+ * bounds that too. */
+#define CHUNK (512 * 1024)
 /* Bytes kept behind the last read, for reads that go back a little. */
 #define HISTORY (256 * 1024)
 
@@ -40,9 +44,9 @@ struct _GstPkgctlSrc {
     /* An eventfd unlock() writes, so a wait for the resolver returns at once when GStreamer flushes. */
     int wake;
     gint flushing;
-    /* The request in flight (NULL: none). */
+    /* The request in flight (NULL: none), for bytes `requested` to `last`. */
     pkgctl_task *task;
-    uint64_t requested;
+    uint64_t requested, last;
     int32_t status;
     gboolean responded, ended;
     int32_t result;
@@ -104,35 +108,44 @@ static void on_end(void *user, int32_t result, const char *message) {
 
 /* MARK: requests */
 
+/* Starts the request for the CHUNK bytes from `offset`; they append to the bytes at hand. */
 static void start_request(GstPkgctlSrc *self, uint64_t offset) {
     static const pkgctl_task_callbacks callbacks = {on_response, on_data, on_end};
-    gchar *range = g_strdup_printf("bytes=%" PRIu64 "-", offset);
+    self->requested = self->consumed = offset;
+    self->last = (self->size ? MIN(offset + CHUNK, self->size) : offset + CHUNK) - 1;
+    gchar *range = g_strdup_printf("bytes=%" PRIu64 "-%" PRIu64, offset, self->last);
     const pkgctl_header headers[] = {{"Accept", "*/*"}, {"Range", range}};
-    self->requested = self->base = self->consumed = offset;
     self->status = 0;
     self->responded = self->ended = FALSE;
     self->result = PKGCTL_OK;
     self->delivered = self->skip = 0;
-    g_byte_array_set_size(self->pending, 0);
     g_mutex_lock(&self->uri_lock);
     self->task = pkgctl_task_start(self->resolver, "GET", self->uri, headers, 2, NULL, 0, &callbacks, self);
     g_mutex_unlock(&self->uri_lock);
     g_free(range);
 }
 
-/* Stops the request in flight, if any, with its log line: one per request, the bytes it delivered. */
+/* Stops the request in flight, if any, with its log line: one per request, the bytes it delivered.
+ * The bytes at hand stay. */
 static void end_request(GstPkgctlSrc *self) {
     if (!self->task) return;
     pkgctl_task_stop(self->task);
     self->task = NULL;
     g_mutex_lock(&self->uri_lock);
-    fprintf(stderr, "pkgctl-media: GET %s bytes=%" PRIu64 "- %d delivered=%" PRIu64 " %s%s\n", self->uri,
-            self->requested, self->status < 0 ? -self->status : self->status, self->delivered,
+    fprintf(stderr, "pkgctl-media: GET %s bytes=%" PRIu64 "-%" PRIu64 " %d delivered=%" PRIu64 " %s%s\n", self->uri,
+            self->requested, self->last, self->status < 0 ? -self->status : self->status, self->delivered,
             !self->ended ? "stopped" : self->result == PKGCTL_OK ? "ok" : "failed: ",
             self->ended && self->result != PKGCTL_OK && self->message ? self->message : "");
     g_mutex_unlock(&self->uri_lock);
-    g_byte_array_set_size(self->pending, 0);
     g_clear_pointer(&self->message, g_free);
+}
+
+/* Drops the bytes at hand and the request in flight, and starts one at `offset`. */
+static void restart_at(GstPkgctlSrc *self, uint64_t offset) {
+    end_request(self);
+    g_byte_array_set_size(self->pending, 0);
+    self->base = offset;
+    start_request(self, offset);
 }
 
 /* Waits for the resolver's callbacks and runs them: FALSE when flushing, or after IDLE_SECONDS
@@ -152,8 +165,8 @@ static gboolean pump(GstPkgctlSrc *self, gboolean *idle) {
 /* Why the request in flight cannot give bytes, or NULL while it still may. */
 static gchar *request_failure(GstPkgctlSrc *self) {
     if (self->status < 0)
-        return g_strdup_printf("%s: a %d answer for other bytes than bytes=%" PRIu64 "-", self->uri, -self->status,
-                               self->requested);
+        return g_strdup_printf("%s: a %d answer for other bytes than bytes=%" PRIu64 "-%" PRIu64, self->uri,
+                               -self->status, self->requested, self->last);
     if (self->responded && self->status != 200 && self->status != 206)
         return g_strdup_printf("%s: answered %d", self->uri, self->status);
     if (self->ended && self->result != PKGCTL_OK)
@@ -185,7 +198,7 @@ static gboolean gst_pkgctl_src_start(GstBaseSrc *base) {
     self->size = 0;
     self->seekable = FALSE;
     /* The first request's head says the size and whether the file can seek, which GstBaseSrc asks next. */
-    start_request(self, 0);
+    restart_at(self, 0);
     gboolean idle = FALSE;
     while (!self->responded && !self->ended && pump(self, &idle)) {}
     gchar *failure = idle ? g_strdup_printf("%s: no answer within %d s", self->uri, IDLE_SECONDS) : request_failure(self);
@@ -203,6 +216,7 @@ static gboolean gst_pkgctl_src_start(GstBaseSrc *base) {
 static gboolean gst_pkgctl_src_stop(GstBaseSrc *base) {
     GstPkgctlSrc *self = GST_PKGCTL_SRC(base);
     end_request(self);
+    g_byte_array_set_size(self->pending, 0);
     if (self->resolver) pkgctl_resolver_destroy(self->resolver);
     self->resolver = NULL;
     if (self->wake >= 0) close(self->wake);
@@ -225,7 +239,10 @@ static gboolean gst_pkgctl_src_is_seekable(GstBaseSrc *base) {
 static gboolean gst_pkgctl_src_do_seek(GstBaseSrc *base, GstSegment *segment) {
     GstPkgctlSrc *self = GST_PKGCTL_SRC(base);
     if (segment->start != 0 && !self->seekable) return FALSE;
-    if (self->task && segment->start != self->consumed) end_request(self);
+    if (self->task && segment->start != self->consumed) {
+        end_request(self);
+        g_byte_array_set_size(self->pending, 0);
+    }
     segment->time = segment->start;
     return TRUE;
 }
@@ -246,7 +263,8 @@ static void consume_to(GstPkgctlSrc *self, uint64_t offset) {
  * another request there. */
 static void reposition(GstPkgctlSrc *self, uint64_t offset) {
     if (self->task && offset >= self->base && offset <= received_end(self)) return;
-    if (self->task && offset > received_end(self) && offset - received_end(self) <= SKIP_LIMIT && !self->ended) {
+    if (self->task && offset > received_end(self) && offset - received_end(self) <= SKIP_LIMIT && offset <= self->last &&
+        !self->ended) {
         consume_to(self, received_end(self));
         self->skip += offset - received_end(self); /* consumed as on_data drops them */
         g_byte_array_set_size(self->pending, 0);
@@ -256,8 +274,7 @@ static void reposition(GstPkgctlSrc *self, uint64_t offset) {
     if (offset != self->base || self->task)
         GST_DEBUG_OBJECT(self, "read at %" PRIu64 ", outside %" PRIu64 "-%" PRIu64 ": new request", offset,
                          self->base, received_end(self));
-    end_request(self);
-    start_request(self, offset);
+    restart_at(self, offset);
 }
 
 static GstFlowReturn gst_pkgctl_src_create(GstBaseSrc *base, guint64 offset, guint length, GstBuffer **buffer) {
@@ -273,6 +290,11 @@ static GstFlowReturn gst_pkgctl_src_create(GstBaseSrc *base, guint64 offset, gui
     gboolean idle = FALSE;
     while (received_end(self) < wanted) {
         gchar *failure = request_failure(self);
+        if (!failure && self->ended && self->status == 206 && self->size && received_end(self) < self->size) {
+            end_request(self); /* its range is done: the next one goes on from there */
+            start_request(self, received_end(self));
+            continue;
+        }
         if (!failure && self->ended) {
             if (!self->size && received_end(self) > offset) break;
             if (!self->size || offset >= self->size) return GST_FLOW_EOS;
