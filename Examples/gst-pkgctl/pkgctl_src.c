@@ -2,12 +2,13 @@
  * pkgctlsrc: GstBaseSrc + GstURIHandler for app://. Each element owns a resolver (settings from
  * the environment, media_settings.h) and drives it on the thread that asks for data: create()
  * polls pkgctl_resolver_fd() and calls pkgctl_resolver_dispatch(), so the task's callbacks run
- * there. A request asks for CHUNK bytes, `Range: bytes=N-(N+CHUNK-1)`, and the next goes on where
- * it ended; the first one (in start()) gives the size and whether the answer can seek. The last HISTORY bytes read stay at hand, as demuxers pulling a file read
- * an element's head, then the element again. A read elsewhere (a seek, or a demuxer pulling
- * another part of the file) stops the request and starts one at the new offset. Body bytes are
- * reported consumed only once a read needs them (explicit consumption, a 256 KiB window), so a
- * request has read at most a window past the last read, and an abandoned one no more.
+ * there. A request asks for CHUNK bytes, `Range: bytes=N-(N+CHUNK-1)`, and the next goes on
+ * where it ended; the first one (in start()) gives the size and whether the answer can seek.
+ * The last HISTORY bytes read stay at hand, as demuxers pulling a file read an element's head,
+ * then the element again. A read elsewhere (a seek, or a demuxer pulling another part of the
+ * file) stops the request and starts one at the new offset. Body bytes are reported consumed
+ * only once a read needs them (explicit consumption, a 256 KiB window), so a request has read
+ * at most a window past the last read, and an abandoned one no more.
  */
 #include "pkgctl_src.h"
 
@@ -176,6 +177,9 @@ static gchar *request_failure(GstPkgctlSrc *self) {
 
 /* MARK: GstBaseSrc */
 
+static gboolean gst_pkgctl_src_stop(GstBaseSrc *base);
+
+/* GstBaseSrc calls stop() only after a start() that succeeded: a failed one undoes itself. */
 static gboolean gst_pkgctl_src_start(GstBaseSrc *base) {
     GstPkgctlSrc *self = GST_PKGCTL_SRC(base);
     pkgctl_resolver_options options;
@@ -195,6 +199,12 @@ static gboolean gst_pkgctl_src_start(GstBaseSrc *base) {
         return FALSE;
     }
     self->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (self->wake < 0) {
+        GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ, ("eventfd: %s", g_strerror(errno)), (NULL));
+        gst_pkgctl_src_stop(base);
+        return FALSE;
+    }
+    g_atomic_int_set(&self->flushing, 0);
     self->size = 0;
     self->seekable = FALSE;
     /* The first request's head says the size and whether the file can seek, which GstBaseSrc asks next. */
@@ -206,6 +216,7 @@ static gboolean gst_pkgctl_src_start(GstBaseSrc *base) {
     if (failure) {
         GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ, ("%s", failure), (NULL));
         g_free(failure);
+        gst_pkgctl_src_stop(base);
         return FALSE;
     }
     GST_INFO_OBJECT(self, "%s: %d, size %" PRIu64 ", %sseekable", self->uri, self->status, self->size,
