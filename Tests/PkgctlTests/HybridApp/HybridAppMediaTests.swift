@@ -6,7 +6,7 @@ import Testing
 /// (Examples/gst-pkgctl, the folder named by `GST_PKGCTL_PLUGIN`, passed to the app as
 /// `--media-plugin`): a 19 MB WebM seeks to 18 s of 20 from a package and from the origin,
 /// with ranged reads only, far less than the file crossing the scheme, and nothing written through.
-@Suite(.serialized, .enabled(if: !HybridApp.available.isEmpty && MediaFixture.plugin != nil,
+@Suite(.serialized, .enabled(if: !MediaFixture.apps.isEmpty && MediaFixture.plugin != nil,
                              "needs HYBRID_APP or HYBRID_APP_C, GST_PKGCTL_PLUGIN and a display (scripts/test)"))
 struct HybridAppMediaTests {
     /// On its metadata the video seeks to 18 s; on `seeked` the page writes `seeked=TIME w=WIDTH`
@@ -107,7 +107,7 @@ struct HybridAppMediaTests {
         return requests
     }
 
-    @Test(arguments: HybridApp.available) func aVideoInThePackageSeeksToNearItsEndReadingOnlyRanges(app: HybridApp) throws {
+    @Test(arguments: MediaFixture.apps) func aVideoInThePackageSeeksToNearItsEndReadingOnlyRanges(app: HybridApp) throws {
         try FileManager.default.copyItem(atPath: video, toPath: sandbox.root + "/packages/media/1.0.0/big.webm")
         let run = try run(app)
         _ = try expectSeekedWithRanges(run)
@@ -115,7 +115,7 @@ struct HybridAppMediaTests {
 
     /// Seeks replacing seeks while the video plays stop and start requests mid-wait; the last
     /// seek still lands, and no request failed.
-    @Test(arguments: HybridApp.available) func seeksReplacingSeeksWhilePlayingEndOnTheLastOne(app: HybridApp) throws {
+    @Test(arguments: MediaFixture.apps) func seeksReplacingSeeksWhilePlayingEndOnTheLastOne(app: HybridApp) throws {
         try FileManager.default.copyItem(atPath: video, toPath: sandbox.root + "/packages/media/1.0.0/big.webm")
         let run = try run(app, page: "storm.html")
         #expect(run.status == 0, "\(run.log)")
@@ -132,7 +132,7 @@ struct HybridAppMediaTests {
     /// for 512 KiB a request, so what a request abandoned at a seek had sent is bounded too (an
     /// open range lets the socket buffers take megabytes before the transfer pauses: measured,
     /// nginx sent 16 to 27 MB for 2.4 MB read).
-    @Test(arguments: HybridApp.available) func aVideoFromTheOriginSeeksWithRangedRequestsAndIsNotWrittenThrough(app: HybridApp) throws {
+    @Test(arguments: MediaFixture.apps) func aVideoFromTheOriginSeeksWithRangedRequestsAndIsNotWrittenThrough(app: HybridApp) throws {
         let originRoot = try TemporaryDirectory(prefix: "pkgctl-media-origin")
         try FileManager.default.createDirectory(atPath: originRoot.path + "/app", withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: video, toPath: originRoot.path + "/app/big.webm")

@@ -5,6 +5,8 @@ import Foundation
 /// keyframe every second, made once with `gst-launch-1.0` (about 45 s on two cores) and kept
 /// under /tmp for later runs.
 enum MediaFixture {
+    /// The builds that play media through GStreamer, and so take `--media-plugin`: the WebKitGTK apps.
+    static let apps = HybridApp.available.filter { ["swift", "c"].contains($0.name) }
     /// The folder of libgstpkgctl.so (Examples/gst-pkgctl), from `GST_PKGCTL_PLUGIN`.
     static let plugin: String? = ProcessInfo.processInfo.environment["GST_PKGCTL_PLUGIN"].flatMap {
         FileManager.default.isReadableFile(atPath: $0 + "/libgstpkgctl.so") ? $0 : nil
