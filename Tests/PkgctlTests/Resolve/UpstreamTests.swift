@@ -192,6 +192,27 @@ import Testing
         #expect(task.isOrderedPrefix)
     }
 
+    /// A ranged miss (a media element's read, `Range: bytes=N-M`) goes to the origin with its
+    /// `Range`, is answered with the origin's 206 and `Content-Range`, and is never written
+    /// through, even for a class that is (a script): a part is never stored as the whole file.
+    /// The same file without `Range` is then a 200, written through whole.
+    @Test func aRangedMissIsForwardedAnsweredPartlyAndNeverWrittenThrough() throws {
+        _ = try originRoot.write(Self.big, to: "app/clip.js")
+        let part = run("app://www.example.com/app/clip.js", headers: [("Range", "bytes=1000-1999")])
+        #expect(part.response?.status == 206)
+        #expect(part.response?.header("Content-Range") == "bytes 1000-1999/\(Self.big.count)")
+        #expect(part.body == Array(Self.big[1000..<2000]))
+        #expect(idle())
+        let cached = sandbox.store.layout.overlay + "/app@1.0.0/www.example.com/app/clip.js"
+        #expect(!FileManager.default.fileExists(atPath: cached))
+        #expect(origin.bodyBytesSent(to: "/app/clip.js") == [1000])
+
+        let whole = run("app://www.example.com/app/clip.js")
+        #expect(whole.response?.status == 200 && whole.body == Self.big)
+        #expect(idle())
+        #expect(FileManager.default.contents(atPath: cached) == Data(Self.big))
+    }
+
     @Test func unreachableOriginFails() throws {
         let closed = try Resolver(store: sandbox.store, configuration: ResolverConfiguration(upstream: "https://127.0.0.1:9"))
         let task = RecordingTask("app://www.example.com/app/missing.js")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CWebKitGTK
+import Foundation
 import Glibc
 import PkgCore
 
@@ -20,6 +21,8 @@ struct HybridAppCommand: ParsableCommand {
     var caFile: String?
     @Flag(help: "Never ask the origin: a file no package has fails.")
     var offline = false
+    @Option(help: "The folder of libgstpkgctl.so (Examples/gst-pkgctl): <video> and <audio> play from app:// URLs.")
+    var mediaPlugin: String?
     @Flag(help: "Print the page's DOM after the load event, then exit (non-zero on a load failure or timeout).")
     var dumpDom = false
     @Option(help: "Write a PNG of the rendered page, then exit.")
@@ -33,6 +36,12 @@ struct HybridAppCommand: ParsableCommand {
     @Argument(help: "The URL to open, e.g. app://www.example.com/app/.")
     var url: String
 
+    func validate() throws {
+        if let mediaPlugin, access(mediaPlugin + "/libgstpkgctl.so", R_OK) != 0 {
+            throw ValidationError("--media-plugin: no libgstpkgctl.so in \(mediaPlugin)")
+        }
+    }
+
     func run() throws {
         signal(SIGPIPE, SIG_IGN)  // a page that drops a body stream breaks its pipe: EPIPE, not death
         // A launcher may hand down a blocked mask; SIGHUP (reload), SIGINT and SIGTERM must reach the loop.
@@ -40,6 +49,7 @@ struct HybridAppCommand: ParsableCommand {
         sigemptyset(&handled)
         for number in [SIGHUP, SIGINT, SIGTERM] { sigaddset(&handled, number) }
         pthread_sigmask(SIG_UNBLOCK, &handled, nil)
+        if let mediaPlugin { enableMedia(plugin: mediaPlugin) }
         gtk_init(nil, nil)
         let resolver = try Resolver(store: PackageStore(root: root),
                                     configuration: ResolverConfiguration(upstream: upstream, caFile: caFile))
@@ -49,5 +59,25 @@ struct HybridAppCommand: ParsableCommand {
                                                         loads: max(1, loads)))
         window.open(url, timeoutSeconds: max(1, timeout))
         gtk_main()
+    }
+
+    /// Media on `app://` (Examples/gst-pkgctl). WebKit's web process, where GStreamer plays media,
+    /// inherits this environment: its playbin finds `pkgctlsrc` in `plugin`, may use `app://` URLs,
+    /// and the element reads the store with this app's resolver settings. Before any web view exists.
+    private func enableMedia(plugin: String) {
+        func absolute(_ path: String) -> String {
+            path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+        }
+        func add(_ value: String, to name: String, separator: String, first: Bool) {
+            let old = getenv(name).map { String(cString: $0) } ?? ""
+            setenv(name, old.isEmpty ? value : first ? value + separator + old : old + separator + value, 1)
+        }
+        add(absolute(plugin), to: "GST_PLUGIN_PATH", separator: ":", first: true)
+        add("app", to: "WEBKIT_GST_ALLOWED_URI_PROTOCOLS", separator: ",", first: false)
+        setenv("PKGCTL_MEDIA_ROOT", absolute(root), 1)
+        for (name, value) in [("PKGCTL_MEDIA_UPSTREAM", upstream), ("PKGCTL_MEDIA_CA_FILE", caFile)] {
+            if let value { setenv(name, value, 1) } else { unsetenv(name) }
+        }
+        setenv("PKGCTL_MEDIA_OFFLINE", offline ? "1" : "0", 1)
     }
 }
