@@ -1,0 +1,179 @@
+#include "app_window.h"
+
+#include "log.h"
+#include "process_stats.h"
+
+#include <QApplication>
+#include <QPixmap>
+#include <QSocketNotifier>
+#include <QTimer>
+#include <QWebEngineLoadingInfo>
+#include <QWebEnginePage>
+#include <QWebEngineProfile>
+#include <QWebEngineView>
+
+#include <csignal>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+namespace {
+
+struct Window {
+    SchemeHandler *handler = nullptr;
+    QWebEngineView *view = nullptr;
+    AppReport report;
+    unsigned loadsReported = 0;
+    // The navigation in progress (empty when none), to tell one that another replaced.
+    QUrl loading;
+    // Descriptors and memory after the first load: the exit line's starting point.
+    bool hasBaseline = false;
+    ProcessStats baseline;
+} window;
+
+// Waits (30 s at most) for tasks to settle, destroys the resolver, prints the exit line and
+// ends the process. _exit: Chromium's own teardown is not what the line measures, and it
+// must not run while its threads still read the bodies.
+[[noreturn]] void appExit(int code, const QString &message = {}) {
+    static bool exiting;
+    if (!message.isEmpty()) logLine(message);
+    if (!exiting) {
+        exiting = true;
+        for (int round = 0; round < 3000 && window.handler->counts().live > 0; round++) {
+            QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+            usleep(10000);
+        }
+    }
+    window.handler->logLive(5);
+    const SchemeCounts counts = window.handler->counts();
+    window.handler->close();
+    const ProcessStats end = ProcessStats::now();
+    const ProcessStats start = window.hasBaseline ? window.baseline : end;
+    logLine(QString("exit %1: tasks started=%2 finished=%3 failed=%4 stopped=%5 late=%6 live=%7 "
+                    "fds=%8->%9 pipes=%10->%11 sockets=%12->%13 rss-kb=%14->%15 peak-rss-kb=%16 "
+                    "peak-held-kb=%17 window-kb=%18")
+                .arg(code)
+                .arg(counts.started)
+                .arg(counts.finished)
+                .arg(counts.failed)
+                .arg(counts.stopped)
+                .arg(counts.late)
+                .arg(counts.live)
+                .arg(start.descriptors)
+                .arg(end.descriptors)
+                .arg(start.pipes)
+                .arg(end.pipes)
+                .arg(start.sockets)
+                .arg(end.sockets)
+                .arg(start.residentKib)
+                .arg(end.residentKib)
+                .arg(end.peakResidentKib)
+                .arg(counts.peakHeld / 1024)
+                .arg(schemeHandlerWindow / 1024));
+    _exit(code);
+}
+
+void pageReported() {
+    window.loadsReported++;
+    if (window.loadsReported >= window.report.loads) appExit(0);
+}
+
+void screenshotThenNext() {
+    if (!window.report.screenshot.isEmpty()) {
+        const QPixmap image = window.view->grab();
+        if (image.isNull() || !image.save(window.report.screenshot, "PNG")) {
+            logLine("screenshot: " + window.report.screenshot + ": not written");
+        }
+    }
+    pageReported();
+}
+
+void reportPage() {
+    if (!window.report.dumpDom) return screenshotThenNext();
+    window.view->page()->runJavaScript("document.documentElement.outerHTML", [](const QVariant &dom) {
+        logOutput(dom.toString().toUtf8() + "\n");
+        screenshotThenNext();
+    });
+}
+
+// Polls --wait-for every 50 ms; the timeout bounds it.
+void waitUntilCondition() {
+    window.view->page()->runJavaScript("!!(" + window.report.waitFor + ")", [](const QVariant &value) {
+        if (value.toBool()) return reportPage();
+        QTimer::singleShot(50, waitUntilCondition);
+    });
+}
+
+bool isAutomated() { return window.report.dumpDom || !window.report.screenshot.isEmpty(); }
+
+void loadFinished() {
+    if (!window.hasBaseline) {
+        window.baseline = ProcessStats::now();
+        window.hasBaseline = true;
+    }
+    if (!isAutomated()) return;
+    if (window.report.waitFor.isEmpty()) return reportPage();
+    waitUntilCondition();
+}
+
+QString shown(const QUrl &url) { return logEscaped(url.toEncoded()); }
+
+// Only the last navigation's outcome counts. Chromium reports no end for a navigation another
+// replaced (the page set `location`) or ends it as aborted: neither is a failure of the app.
+void onLoadingChanged(const QWebEngineLoadingInfo &info) {
+    switch (info.status()) {
+    case QWebEngineLoadingInfo::LoadStartedStatus:
+        if (!window.loading.isEmpty() && window.loading != info.url()) {
+            logLine("load superseded: " + shown(window.loading) + ": replaced by " + shown(info.url()));
+        }
+        window.loading = info.url();
+        return;
+    case QWebEngineLoadingInfo::LoadStoppedStatus:
+        logLine("load superseded: " + shown(info.url()) + ": stopped");
+        window.loading.clear();
+        return;
+    case QWebEngineLoadingInfo::LoadFailedStatus:
+        if (info.errorDomain() == QWebEngineLoadingInfo::InternalErrorDomain || info.errorCode() == -3) {
+            logLine("load superseded: " + shown(info.url()) + ": " + info.errorString());  // -3: net::ERR_ABORTED
+            window.loading.clear();
+            return;
+        }
+        appExit(1, "load failed: " + shown(info.url()) + ": " + info.errorString());
+    case QWebEngineLoadingInfo::LoadSucceededStatus:
+        window.loading.clear();
+        loadFinished();
+        return;
+    }
+}
+
+// SIGHUP reloads; SIGINT and SIGTERM exit as the window closing does.
+void onSignal(int signalFd) {
+    signalfd_siginfo info;
+    if (read(signalFd, &info, sizeof info) != sizeof info) return;
+    if (info.ssi_signo != SIGHUP) appExit(0);
+    logLine("SIGHUP: reload");
+    window.view->reload();
+}
+
+}  // namespace
+
+void appWindowOpen(SchemeHandler *handler, const QByteArray &scheme, const AppReport &report, const QUrl &url,
+                   unsigned timeoutSeconds, int signalFd) {
+    window.handler = handler;
+    window.report = report;
+    auto *profile = new QWebEngineProfile(qApp);  // no storage name: off the record, nothing on disk
+    profile->installUrlSchemeHandler(scheme, handler);
+    window.view = new QWebEngineView();
+    window.view->setPage(new QWebEnginePage(profile, window.view));
+    window.view->resize(1024, 768);
+    QObject::connect(window.view->page(), &QWebEnginePage::loadingChanged, onLoadingChanged);
+    QObject::connect(window.view->page(), &QWebEnginePage::renderProcessTerminated,
+                     [](QWebEnginePage::RenderProcessTerminationStatus status, int code) {
+                         appExit(1, QString("web process terminated (status %1, code %2)").arg(status).arg(code));
+                     });
+    QObject::connect(qApp, &QApplication::lastWindowClosed, [] { appExit(0); });
+    window.view->show();
+    if (isAutomated()) QTimer::singleShot(int(timeoutSeconds) * 1000, [] { appExit(2, "timed out"); });
+    auto *watch = new QSocketNotifier(signalFd, QSocketNotifier::Read, qApp);
+    QObject::connect(watch, &QSocketNotifier::activated, [signalFd] { onSignal(signalFd); });
+    window.view->load(url);
+}
