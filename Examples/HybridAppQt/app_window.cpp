@@ -23,8 +23,9 @@ struct Window {
     QWebEngineView *view = nullptr;
     AppReport report;
     unsigned loadsReported = 0;
-    // The navigation in progress (empty when none), to tell one that another replaced.
-    QUrl loading;
+    // The navigation in progress (empty when none) and the last document it committed, to
+    // tell one that another replaced.
+    QUrl loading, committed;
     // Descriptors and memory after the first load: the exit line's starting point.
     bool hasBaseline = false;
     ProcessStats baseline;
@@ -117,15 +118,25 @@ void loadFinished() {
 
 QString shown(const QUrl &url) { return logEscaped(url.toEncoded()); }
 
-// Only the last navigation's outcome counts. Chromium reports no end for a navigation another
-// replaced (the page set `location`) or ends it as aborted: neither is a failure of the app.
+// A document committed. Qt 6.4 reports a navigation the page starts while it still loads
+// (it set `location`) as part of the same load: one LoadStarted for the first URL, one end for
+// the last. A second document committed within one load is such a replacement (a redirect
+// commits only its target).
+void onUrlChanged(const QUrl &url) {
+    const QUrl document = url.adjusted(QUrl::RemoveFragment);
+    if (!window.loading.isEmpty() && !window.committed.isEmpty() && window.committed != document) {
+        logLine("load superseded: " + shown(window.committed) + ": replaced by " + shown(document));
+    }
+    window.committed = document;
+}
+
+// Only the last navigation's outcome counts. Chromium ends a navigation another replaced as
+// aborted (-3, or stopped), or not at all (onUrlChanged): neither is a failure of the app.
 void onLoadingChanged(const QWebEngineLoadingInfo &info) {
     switch (info.status()) {
     case QWebEngineLoadingInfo::LoadStartedStatus:
-        if (!window.loading.isEmpty() && window.loading != info.url()) {
-            logLine("load superseded: " + shown(window.loading) + ": replaced by " + shown(info.url()));
-        }
         window.loading = info.url();
+        window.committed.clear();
         return;
     case QWebEngineLoadingInfo::LoadStoppedStatus:
         logLine("load superseded: " + shown(info.url()) + ": stopped");
@@ -166,6 +177,7 @@ void appWindowOpen(SchemeHandler *handler, const QByteArray &scheme, const AppRe
     window.view->setPage(new QWebEnginePage(profile, window.view));
     window.view->resize(1024, 768);
     QObject::connect(window.view->page(), &QWebEnginePage::loadingChanged, onLoadingChanged);
+    QObject::connect(window.view->page(), &QWebEnginePage::urlChanged, onUrlChanged);
     QObject::connect(window.view->page(), &QWebEnginePage::renderProcessTerminated,
                      [](QWebEnginePage::RenderProcessTerminationStatus status, int code) {
                          appExit(1, QString("web process terminated (status %1, code %2)").arg(status).arg(code));

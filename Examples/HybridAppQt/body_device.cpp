@@ -67,7 +67,7 @@ bool BodyDevice::atEnd() const {
 
 bool BodyDevice::seek(qint64 position) {
     QMutexLocker locker(&mutex);
-    if (started || position < 0) return false;
+    if (started || position < 0 || knownSize <= 0) return false;  // no length: the whole body, a 200
     // Bytes may be queued already: reply() reaches Qt's IO thread after the first chunks.
     const qint64 dropped = std::min(position, qint64(queued.size()) - readOffset);
     readOffset += dropped;
