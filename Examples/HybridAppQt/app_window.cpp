@@ -33,16 +33,16 @@ struct Window {
 
 // Waits (30 s at most) for tasks to settle, destroys the resolver, prints the exit line and
 // ends the process. _exit: Chromium's own teardown is not what the line measures, and it
-// must not run while its threads still read the bodies.
-[[noreturn]] void appExit(int code, const QString &message = {}) {
+// must not run while its threads still read the bodies. Returns only when called again while
+// it waits (a timer or signal that fired meanwhile): the first caller's status stands.
+void appExit(int code, const QString &message = {}) {
     static bool exiting;
+    if (exiting) return;
+    exiting = true;
     if (!message.isEmpty()) logLine(message);
-    if (!exiting) {
-        exiting = true;
-        for (int round = 0; round < 3000 && window.handler->counts().live > 0; round++) {
-            QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
-            usleep(10000);
-        }
+    for (int round = 0; round < 3000 && window.handler->counts().live > 0; round++) {
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+        usleep(10000);
     }
     window.handler->logLive(5);
     const SchemeCounts counts = window.handler->counts();
@@ -143,12 +143,13 @@ void onLoadingChanged(const QWebEngineLoadingInfo &info) {
         window.loading.clear();
         return;
     case QWebEngineLoadingInfo::LoadFailedStatus:
-        if (info.errorDomain() == QWebEngineLoadingInfo::InternalErrorDomain || info.errorCode() == -3) {
-            logLine("load superseded: " + shown(info.url()) + ": " + info.errorString());  // -3: net::ERR_ABORTED
+        if (info.errorCode() == -3) {  // net::ERR_ABORTED: another navigation replaced it
+            logLine("load superseded: " + shown(info.url()) + ": " + info.errorString());
             window.loading.clear();
             return;
         }
         appExit(1, "load failed: " + shown(info.url()) + ": " + info.errorString());
+        return;
     case QWebEngineLoadingInfo::LoadSucceededStatus:
         window.loading.clear();
         loadFinished();
@@ -160,7 +161,7 @@ void onLoadingChanged(const QWebEngineLoadingInfo &info) {
 void onSignal(int signalFd) {
     signalfd_siginfo info;
     if (read(signalFd, &info, sizeof info) != sizeof info) return;
-    if (info.ssi_signo != SIGHUP) appExit(0);
+    if (info.ssi_signo != SIGHUP) return appExit(0);
     logLine("SIGHUP: reload");
     window.view->reload();
 }
