@@ -26,6 +26,10 @@ struct Window {
     // The navigation in progress (empty when none) and the last document it committed, to
     // tell one that another replaced.
     QUrl loading, committed;
+    // A load Qt reported finished whose page is not reported yet (--wait-for still polls), and
+    // which load the polling is for: a later load's polling replaces an earlier one's.
+    QUrl unreported;
+    unsigned generation = 0;
     // Descriptors and memory after the first load: the exit line's starting point.
     bool hasBaseline = false;
     ProcessStats baseline;
@@ -89,6 +93,7 @@ void screenshotThenNext() {
 }
 
 void reportPage() {
+    window.unreported.clear();
     if (!window.report.dumpDom) return screenshotThenNext();
     window.view->page()->runJavaScript("document.documentElement.outerHTML", [](const QVariant &dom) {
         logOutput(dom.toString().toUtf8() + "\n");
@@ -96,11 +101,13 @@ void reportPage() {
     });
 }
 
-// Polls --wait-for every 50 ms; the timeout bounds it.
-void waitUntilCondition() {
-    window.view->page()->runJavaScript("!!(" + window.report.waitFor + ")", [](const QVariant &value) {
+// Polls --wait-for every 50 ms for load `generation`; the timeout bounds it.
+void waitUntilCondition(unsigned generation) {
+    if (generation != window.generation) return;  // a later load polls now
+    window.view->page()->runJavaScript("!!(" + window.report.waitFor + ")", [generation](const QVariant &value) {
+        if (generation != window.generation) return;
         if (value.toBool()) return reportPage();
-        QTimer::singleShot(50, waitUntilCondition);
+        QTimer::singleShot(50, [generation] { waitUntilCondition(generation); });
     });
 }
 
@@ -113,7 +120,8 @@ void loadFinished() {
     }
     if (!isAutomated()) return;
     if (window.report.waitFor.isEmpty()) return reportPage();
-    waitUntilCondition();
+    window.unreported = window.committed.isEmpty() ? window.loading : window.committed;
+    waitUntilCondition(++window.generation);
 }
 
 QString shown(const QUrl &url) { return logEscaped(url.toEncoded()); }
@@ -135,6 +143,12 @@ void onUrlChanged(const QUrl &url) {
 void onLoadingChanged(const QWebEngineLoadingInfo &info) {
     switch (info.status()) {
     case QWebEngineLoadingInfo::LoadStartedStatus:
+        // Under load Qt 6.4 may instead end the replaced load as succeeded (its load event never
+        // ran) and start the next: a start before the finished page was reported.
+        if (!window.unreported.isEmpty() && window.unreported != info.url()) {
+            logLine("load superseded: " + shown(window.unreported) + ": replaced by " + shown(info.url()));
+        }
+        window.unreported.clear();
         window.loading = info.url();
         window.committed.clear();
         return;
@@ -151,8 +165,8 @@ void onLoadingChanged(const QWebEngineLoadingInfo &info) {
         appExit(1, "load failed: " + shown(info.url()) + ": " + info.errorString());
         return;
     case QWebEngineLoadingInfo::LoadSucceededStatus:
-        window.loading.clear();
         loadFinished();
+        window.loading.clear();
         return;
     }
 }
