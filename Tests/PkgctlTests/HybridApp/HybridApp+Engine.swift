@@ -43,4 +43,22 @@ extension HybridAppPages {
         request.send('hello from webkit');
         </script></body></html>
         """
+
+    /// A page asking `path` for `range` with an `XMLHttpRequest`, showing the status, the body
+    /// and `Content-Range`.
+    static func range(_ path: String, _ range: String) -> String {
+        """
+        <!doctype html><html><body><p id="out">waiting</p><script>
+        const request = new XMLHttpRequest();
+        request.open('GET', '\(path)');
+        request.setRequestHeader('Range', '\(range)');
+        request.onloadend = () => {
+          document.getElementById('out').textContent = 'status:' + request.status + ' body:' + request.responseText
+            + ' range:' + request.getResponseHeader('content-range');
+          document.body.dataset.done = '1';
+        };
+        request.send();
+        </script></body></html>
+        """
+    }
 }

@@ -223,6 +223,20 @@ struct HybridAppTests {
         #expect(offline.engineWarnings.isEmpty, "\(offline.engineWarnings)")
     }
 
+    /// A `Range` from the page gets its bytes with a 206. WebKit passes the header to the app and
+    /// the resolver answers the range; Qt 6.4 answers a single range itself from the whole body,
+    /// its length and a `seek()` on the app's device (`BodyDevice::seek`), so the Qt app's log
+    /// shows the resolver's 200 while the page sees Qt's 206.
+    @Test(arguments: HybridApp.available) func aRangeRequestGetsItsBytes(app: HybridApp) throws {
+        try sandbox.install("app", "1.0.0", routes: ["www.example.com/app"], files: [
+            "data.txt": Array("0123456789abcdefghij".utf8),
+            "range.html": Array(HybridAppPages.range("data.txt", "bytes=3-6").utf8),
+        ])
+        let run = try HybridAppProcess.run(app, arguments("app://www.example.com/app/range.html"))
+        #expect(run.status == 0, "\(run.log)")
+        #expect(run.stdout.contains("status:206 body:3456 range:bytes 3-6/20"), "\(run.stdout)")
+    }
+
     /// Qt 6.4 gives the scheme handler no request body (`HybridApp.forwardsRequestBodies`) and
     /// refuses `fetch()` (`HybridApp.fetchesTheScheme`): its page posts with an `XMLHttpRequest`,
     /// which reaches the origin as a POST with an empty body; the answer still reaches the page.
