@@ -7,7 +7,7 @@ import Testing
 /// resolver answers, driven as its user would drive it (under Xvfb). Every test runs
 /// against each build of the app, the Swift one on PkgCore and the C one on the C ABI
 /// (`HybridApp`, which says how the suite finds them).
-@Suite(.serialized, .enabled(if: !HybridApp.available.isEmpty, "needs HYBRID_APP or HYBRID_APP_C and a display (scripts/test)"))
+@Suite(.serialized, .enabled(if: !HybridApp.available.isEmpty, "needs HYBRID_APP, HYBRID_APP_C or HYBRID_APP_QT and a display (scripts/test)"))
 struct HybridAppTests {
     static let bigSize = 4 << 20
     let sandbox: ResolveSandbox
