@@ -3,9 +3,10 @@
 # process and ephemeral context per load, under Xvfb): app:// through PkgCore's
 # resolver in the Swift example, app:// through the C ABI in the C example
 # (Examples/HybridAppC, over the release library scripts/package builds), vs
-# http://127.0.0.1 through `pkgctl serve` vs file:// on the same files. "Open time" is the page's own Navigation Timing loadEventEnd: html,
+# http://127.0.0.1 through `pkgctl serve` vs file:// on the same files; then the same
+# three in a second engine, Chromium (Examples/HybridAppQt, Qt WebEngine, the C ABI). "Open time" is the page's own Navigation Timing loadEventEnd: html,
 # stylesheet, script and images loaded and the load event run. Loads alternate
-# between the three; prints the median and p90 per kind and the ratios to file://.
+# between the kinds; prints the median and p90 per kind and the ratios to the same engine's file://.
 # Usage: bench/webview.sh [LOADS]   (default 20 per kind)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +31,9 @@ mapfile -t resolver_variables <<< "$resolver_prefix"
 env "${resolver_variables[@]}" make -s -B -C Examples/HybridAppC \
   LDFLAGS="-Wl,-rpath,$(sed -n 's/^LD_LIBRARY_PATH=//p' <<< "$resolver_prefix")" >/dev/null
 app_c=$PWD/Examples/HybridAppC/hybrid-app-c
+env "${resolver_variables[@]}" make -s -B -C Examples/HybridAppQt \
+  LDFLAGS="-Wl,-rpath,$(sed -n 's/^LD_LIBRARY_PATH=//p' <<< "$resolver_prefix")" >/dev/null
+app_qt=$PWD/Examples/HybridAppQt/hybrid-app-qt
 "$pkgctl" pack sample-bundles/demo/1.0.0 --name demo --version 1.0.0 --out "$work/origin" --route www.example.com/app >/dev/null
 "$pkgctl" update --quiet --root "$work/store" --manifest "file://$work/origin/manifest.json"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -48,14 +52,18 @@ declare -A url=(
   [appc]="app://www.example.com/app/index.html"
   [serve]="http://127.0.0.1:$port/app/index.html"
   [file]="file://$work/store/packages/demo/current/index.html"
+  [appqt]="app://www.example.com/app/index.html"
+  [serveqt]="http://127.0.0.1:$port/app/index.html"
+  [fileqt]="file://$work/store/packages/demo/current/index.html"
 )
 # The wait-for expression records loadEventEnd in the DOM it then prints.
 timing="performance.getEntriesByType('navigation')[0].loadEventEnd > 0 && (document.documentElement.dataset.openMs = performance.getEntriesByType('navigation')[0].loadEventEnd)"
-declare -A runner=([app]=$app [appc]=$app_c [serve]=$app [file]=$app)
-for kind in app appc serve file; do : > "$work/$kind.ms"; done
+declare -A runner=([app]=$app [appc]=$app_c [serve]=$app [file]=$app [appqt]=$app_qt [serveqt]=$app_qt [fileqt]=$app_qt)
+kinds=(app appc serve file appqt serveqt fileqt)
+for kind in "${kinds[@]}"; do : > "$work/$kind.ms"; done
 "$app" --root "$work/store" --offline --dump-dom --wait-for "$timing" "${url[app]}" >/dev/null 2>&1  # warm the disk cache
 for _ in $(seq "$loads"); do
-  for kind in app appc serve file; do
+  for kind in "${kinds[@]}"; do
     "${runner[$kind]}" --root "$work/store" --offline --dump-dom --wait-for "$timing" "${url[$kind]}" 2>/dev/null \
       | sed -n 's/.*data-open-ms="\([0-9.]*\)".*/\1/p' >> "$work/$kind.ms"
   done
@@ -69,9 +77,14 @@ def stats(kind):
     if len(values) != loads:
         sys.exit(f"{kind}: {len(values)} of {loads} loads measured")
     return statistics.median(values), values[int(0.9 * (len(values) - 1))]
-file_median, _ = stats("file")
 print(f"demo page open time, {loads} loads each (loadEventEnd, ms)")
-for kind, label in [("app", "app:// (resolver, Swift)"), ("appc", "app:// (resolver, C ABI)"), ("serve", "http:// (pkgctl serve)"), ("file", "file://")]:
-    median, p90 = stats(kind)
-    print(f"  {label:24} median {median:7.1f}  p90 {p90:7.1f}  x{median / file_median:.2f} of file://")
+for engine, rows in [("WebKitGTK", [("app", "app:// (resolver, Swift)"), ("appc", "app:// (resolver, C ABI)"),
+                                    ("serve", "http:// (pkgctl serve)"), ("file", "file://")]),
+                     ("Chromium (Qt WebEngine)", [("appqt", "app:// (resolver, C ABI)"), ("serveqt", "http:// (pkgctl serve)"),
+                                                  ("fileqt", "file://")])]:
+    file_median, _ = stats(rows[-1][0])
+    print(f" {engine}")
+    for kind, label in rows:
+        median, p90 = stats(kind)
+        print(f"  {label:24} median {median:7.1f}  p90 {p90:7.1f}  x{median / file_median:.2f} of file://")
 PY

@@ -16,6 +16,7 @@ struct HybridApp: Sendable, CustomTestStringConvertible {
     static let all = [
         HybridApp(name: "swift", variable: "HYBRID_APP", knowsLocalSource: true),
         HybridApp(name: "c", variable: "HYBRID_APP_C", knowsLocalSource: false),
+        HybridApp(name: "qt", variable: "HYBRID_APP_QT", knowsLocalSource: false),
     ]
     /// The builds named in the environment, when there is a display to open their windows on.
     static let available = ProcessInfo.processInfo.environment["DISPLAY"] == nil ? [] : all.filter {

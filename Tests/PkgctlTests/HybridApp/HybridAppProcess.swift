@@ -22,8 +22,14 @@ final class HybridAppProcess: @unchecked Sendable {
             let parts = field.dropFirst(name.count + 1).split(separator: "-").compactMap { Int($0.trimmingCharacters(in: [">"])) }
             return parts.count == 2 ? (parts[0], parts[1]) : nil
         }
-        /// WebKit, GLib and GTK warnings and criticals (`(process:pid): Domain-WARNING **`).
-        var engineWarnings: [String] { log.filter { $0.contains("-CRITICAL **") || $0.contains("-WARNING **") } }
+        /// WebKit, GLib and GTK warnings and criticals (`(process:pid): Domain-WARNING **`), and
+        /// Chromium's errors and warnings (`[pid:tid:MMDD/HHMMSS.micros:ERROR:file.cc(line)] …`).
+        var engineWarnings: [String] {
+            log.filter {
+                $0.contains("-CRITICAL **") || $0.contains("-WARNING **")
+                    || $0.range(of: #"^\[[0-9:/.]+:(ERROR|WARNING|FATAL):"#, options: .regularExpression) != nil
+            }
+        }
     }
 
     let process = Process()
