@@ -5,11 +5,14 @@ Debian's 6.4, whose scheme handler cannot read a request's body (QWebEngineUrlRe
 requestBody() came in Qt 6.7): this host is how a POST through the scheme is tested in Chromium.
 """
 import argparse
+import faulthandler
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Chromium's GPU path under Xvfb or offscreen has nothing to gain and can stall; software it is.
+os.environ.setdefault("QTWEBENGINE_CHROMIUM_FLAGS", "--disable-gpu")
 if os.geteuid() == 0:
     # Chromium refuses to run its sandbox as root; a test machine's runs are root.
     os.environ.setdefault("QTWEBENGINE_DISABLE_SANDBOX", "1")
@@ -61,6 +64,9 @@ def main():
     parser.add_argument("url")
     arguments = parser.parse_args()
 
+    # A run stuck past its time says where (every thread's Python stack) and exits, whatever the
+    # state of Qt's event loop, whose timer below would otherwise have ended it.
+    faulthandler.dump_traceback_later(arguments.timeout + 15, exit=True)
     register_scheme(arguments.scheme)
     application = QApplication([sys.argv[0]])
     try:
