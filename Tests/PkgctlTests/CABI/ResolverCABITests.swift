@@ -197,7 +197,7 @@ import Testing
                                 "PKGCTL_RESOLVER_LIBRARY": folder + "/libpkgctl-resolver.so.0",
                                 "PYTHONDONTWRITEBYTECODE": "1", "PYTHONMALLOC": "malloc",
                             ]) { $1 },
-                            passed: "4 passed")
+                            passed: "5 passed")
         let found = (try? FileManager.default.contentsOfDirectory(atPath: reports)) ?? []
         let text = found.map { (try? String(contentsOfFile: reports + "/" + $0, encoding: .utf8)) ?? $0 }.joined(separator: "\n")
         #expect(found.isEmpty, "sanitizer reports: \(text.prefix(4000))")
@@ -210,7 +210,7 @@ import Testing
                                              BundleFixtures.repository + "/Examples/python/tests"],
                             origin: try bindingOrigin(),
                             environment: ["PKGCTL_RESOLVER_LIBRARY": lib + "/libpkgctl-resolver.so.0", "PYTHONDONTWRITEBYTECODE": "1"],
-                            passed: "4 passed")
+                            passed: "5 passed")
     }
 
     @Test func theRustBindingPassesItsTestsAgainstNginx() throws {
@@ -223,7 +223,7 @@ import Testing
                             ["test", "--offline", "--quiet", "--manifest-path", crate],
                             origin: try bindingOrigin(),
                             environment: ["PKGCTL_RESOLVER_LIB_DIR": lib, "CARGO_TARGET_DIR": temp.path("cargo-target")],
-                            passed: "4 passed")
+                            passed: "5 passed")
     }
 
     @Test func offlineAMissEndsWithTheOfflineResultAndNoFetch() throws {
