@@ -160,7 +160,9 @@ import Testing
 
     /// The boundary under AddressSanitizer and UndefinedBehaviorSanitizer: the library built with
     /// both, the C host built with both through pkg-config and run in every mode (local and origin
-    /// answers, offline, stop storms from two threads, tasks abandoned at destroy), and the Python
+    /// answers, offline, stop storms from two threads, tasks abandoned at destroy, plans, and the
+    /// struct_size cases, whose short and long structs the library must read no further than
+    /// told), and the Python
     /// binding's tests in an interpreter with ASan's runtime preloaded. Any report fails the test.
     @Test(.enabled(if: !sanitizedLibrary.isEmpty && !Sanitizer.isActive, "needs PKGCTL_RESOLVER_ASAN_LIBRARY (scripts/test)"))
     func theCHostAndThePythonBindingRunCleanUnderAddressAndUndefinedBehaviorSanitizers() throws {
@@ -182,6 +184,10 @@ import Testing
             ["offline", "app://www.example.com/app/nowhere.js"],
             ["storm", "40", "app://www.example.com/app/js/app.js"], ["storm", "40", "app://www.example.com/app/big.bin"],
             ["abandon", "40", "app://www.example.com/app/big.bin"],
+            ["sizes", "app://www.example.com/app/index.html"],
+            ["plan", "text/html", "app://www.example.com/app/index.html", "*/*", "app://www.example.com/app/big.bin",
+             "*/*", "app://www.example.com/%2e%2e/etc/passwd"],
+            ["offline-plan", "*/*", "app://www.example.com/app/nowhere.js"],
         ]
         for mode in modes {
             let run = try runHost(host, [sandbox.root, origin.baseURL] + mode, environment: sanitizers)
