@@ -1,7 +1,6 @@
 #include "scheme_handler.h"
 
 #include "log.h"
-#include "resource_class.h"
 #include "scheme_task.h"
 
 #include <glib-unix.h>
@@ -108,7 +107,7 @@ static GByteArray *read_body(WebKitURISchemeRequest *request, char **error) {
 /* The request's header fields, without Accept-Encoding: WebKit passes a custom-scheme body
  * to the page as it is, so a precompressed (.br/.gz) answer must never be chosen. The
  * strings are WebKit's, valid during this call. */
-static GArray *request_headers(WebKitURISchemeRequest *request, const char **accept) {
+static GArray *request_headers(WebKitURISchemeRequest *request) {
     GArray *fields = g_array_new(FALSE, FALSE, sizeof(pkgctl_header));
     SoupMessageHeaders *headers = webkit_uri_scheme_request_get_http_headers(request);
     if (!headers) return fields;
@@ -117,7 +116,6 @@ static GArray *request_headers(WebKitURISchemeRequest *request, const char **acc
     const char *name, *value;
     while (soup_message_headers_iter_next(&iterator, &name, &value)) {
         if (g_ascii_strcasecmp(name, "Accept-Encoding") == 0) continue;
-        if (g_ascii_strcasecmp(name, "Accept") == 0) *accept = value;
         pkgctl_header field = {name, value};
         g_array_append_val(fields, field);
     }
@@ -140,16 +138,22 @@ static void on_request(WebKitURISchemeRequest *request, gpointer data) {
         g_free(error);
         return;
     }
-    const char *accept = NULL;
-    GArray *headers = request_headers(request, &accept);
+    GArray *headers = request_headers(request);
+    /* Where the answer will come from and its class, for the log line, before the task starts:
+     * the plan the resolver follows (a write-through meanwhile may turn an origin into the overlay). */
+    pkgctl_request_plan plan = {.struct_size = sizeof plan};
+    if (pkgctl_resolver_plan(handler.resolver, method, url, (const pkgctl_header *)headers->data, headers->len, &plan)
+        != PKGCTL_OK) {
+        plan.source = plan.resource_class = 0; /* logged as "unknown"; the task says what is wrong */
+    }
     struct scheme_task *task = g_new0(struct scheme_task, 1);
     task->id = ++handler.last_id;
     task->request = g_object_ref(request);
     task->method = g_strdup(method);
     task->shown_url = log_escaped(url);
-    task->resource_class = resource_class(accept, url);
-    task->source = "-"; /* known from the response head */
-    task->style = strcmp(task->resource_class, "style") == 0;
+    task->resource_class = pkgctl_resource_class_name(plan.resource_class);
+    task->source = pkgctl_source_name(plan.source);
+    task->style = plan.resource_class == PKGCTL_CLASS_STYLE;
     /* No callback runs before this returns: they run in dispatch, on this thread. */
     task->handle = pkgctl_task_start(handler.resolver, method, url, (const pkgctl_header *)headers->data, headers->len,
                                      body->data, body->len, &scheme_task_callbacks, GUINT_TO_POINTER(task->id));

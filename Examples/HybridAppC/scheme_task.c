@@ -83,13 +83,10 @@ static void on_response(void *user, int32_t status, const pkgctl_header *headers
     struct scheme_task *task = scheme_handler_find(user);
     if (!task || !task->request) return;
     task->status = status;
-    /* The C ABI does not say where an answer came from. A local answer (package or overlay)
-     * carries no Date, which a server adds; an origin's does (RFC 9110 §6.6.1). */
-    task->source = header(headers, count, "Date") ? "origin" : "local";
-    /* Only a local folder redirect (a path on this host); an origin's 3xx goes to WebKit as
-     * it came, and a `javascript:` location is never run. */
+    /* Only the package's own folder redirect (a path on this host, by the task's plan); an
+     * origin's 3xx goes to WebKit as it came, and a `javascript:` location is never run. */
     const char *location = header(headers, count, "Location");
-    if (status == 301 && strcmp(task->source, "local") == 0 && location && location[0] == '/' && location[1] != '/'
+    if (status == 301 && strcmp(task->source, "package") == 0 && location && location[0] == '/' && location[1] != '/'
         && g_utf8_validate(location, -1, NULL)) {
         answer_redirect(task, location);
         return;

@@ -27,7 +27,8 @@ struct scheme_task {
     char *method;
     /* As the log shows it. */
     char *shown_url;
-    /* What the log says of it: resource class and where it came from. */
+    /* What the log says of it: resource class and where it comes from, by the resolver's plan
+     * (pkgctl_resolver_plan(); static strings of the library). */
     const char *resource_class;
     const char *source;
     /* The response status (0 before the head) and the body bytes so far. */

@@ -21,6 +21,9 @@ import os
 import threading
 
 OK, ERR_INVALID, ERR_TRANSFER, ERR_OFFLINE, ERR_OTHER = 0, 1, 2, 3, 4
+# enum pkgctl_source and enum pkgctl_resource_class (since ABI 0.1); Plan holds their names.
+SOURCE_PACKAGE, SOURCE_OVERLAY, SOURCE_ORIGIN, SOURCE_OFFLINE, SOURCE_REFUSED = 1, 2, 3, 4, 5
+CLASS_HTML, CLASS_SCRIPT, CLASS_STYLE, CLASS_IMAGE, CLASS_OTHER = 1, 2, 3, 4, 5
 
 
 class _Header(ctypes.Structure):
@@ -42,9 +45,25 @@ class _Callbacks(ctypes.Structure):
     _fields_ = [("response", _RESPONSE), ("data", _DATA), ("end", _END)]
 
 
+class _Plan(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("source", ctypes.c_int32), ("resource_class", ctypes.c_int32)]
+
+
+class Plan(tuple):
+    """What Resolver.plan() says: `source` ("package", "overlay", "origin", "offline", "refused")
+    and `resource_class` ("html", "script", "style", "image", "other"), the library's names."""
+    __slots__ = ()
+
+    def __new__(cls, source, resource_class):
+        return tuple.__new__(cls, (source, resource_class))
+
+    source = property(lambda self: self[0])
+    resource_class = property(lambda self: self[1])
+
+
 class Counters(ctypes.Structure):
-    """The resolver's counters (pkgctl_resolver_counters)."""
-    _fields_ = [("tasks_started", ctypes.c_uint64), ("tasks_succeeded", ctypes.c_uint64),
+    """The resolver's counters (pkgctl_counters, filled by pkgctl_resolver_counters_get)."""
+    _fields_ = [("struct_size", ctypes.c_uint32), ("tasks_started", ctypes.c_uint64), ("tasks_succeeded", ctypes.c_uint64),
                 ("tasks_failed", ctypes.c_uint64), ("tasks_stopped", ctypes.c_uint64),
                 ("body_bytes", ctypes.c_uint64), ("callbacks", ctypes.c_uint64)]
 
@@ -67,7 +86,14 @@ def _load():
                                       ctypes.c_void_p]
     lib.pkgctl_task_consumed.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
     lib.pkgctl_task_stop.argtypes = [ctypes.c_void_p]
-    lib.pkgctl_resolver_get_counters.argtypes = [ctypes.c_void_p, ctypes.POINTER(Counters)]
+    lib.pkgctl_resolver_counters_get.restype = ctypes.c_size_t
+    lib.pkgctl_resolver_counters_get.argtypes = [ctypes.c_void_p, ctypes.POINTER(Counters)]
+    lib.pkgctl_resolver_plan.restype = ctypes.c_int32
+    lib.pkgctl_resolver_plan.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_Header),
+                                         ctypes.c_size_t, ctypes.POINTER(_Plan)]
+    for name in ("pkgctl_source_name", "pkgctl_resource_class_name"):
+        getattr(lib, name).restype = ctypes.c_char_p
+        getattr(lib, name).argtypes = [ctypes.c_int32]
     return lib
 
 
@@ -150,10 +176,20 @@ class Resolver:
         self._tasks.add(task)
         return task
 
+    def plan(self, method, url, headers=()):
+        """Where `url` would be answered from and its class, without a task: a Plan."""
+        fields = (_Header * max(len(headers), 1))(*[_Header(n.encode(), v.encode()) for n, v in headers])
+        plan = _Plan(ctypes.sizeof(_Plan))
+        if _library().pkgctl_resolver_plan(self._handle, method.encode(), url.encode(), fields, len(headers),
+                                           ctypes.byref(plan)) != OK:
+            raise ValueError("pkgctl_resolver_plan refused its arguments")
+        return Plan(_library().pkgctl_source_name(plan.source).decode(),
+                    _library().pkgctl_resource_class_name(plan.resource_class).decode())
+
     def counters(self):
         """The resolver's Counters."""
-        counters = Counters()
-        _library().pkgctl_resolver_get_counters(self._handle, ctypes.byref(counters))
+        counters = Counters(ctypes.sizeof(Counters))
+        _library().pkgctl_resolver_counters_get(self._handle, ctypes.byref(counters))
         return counters
 
     def close(self):

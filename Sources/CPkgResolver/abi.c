@@ -43,3 +43,22 @@ void pkgctl_task_stop(pkgctl_task *task) {
 void pkgctl_resolver_get_counters(const pkgctl_resolver *resolver, pkgctl_resolver_counters *counters) {
     pkgctl_swift_resolver_get_counters(resolver, counters);
 }
+
+/* Since 0.1 (PKGCTL_RESOLVER_0.1). */
+
+int32_t pkgctl_resolver_plan(const pkgctl_resolver *resolver, const char *method, const char *url,
+                             const pkgctl_header *headers, size_t header_count, pkgctl_request_plan *plan) {
+    return pkgctl_swift_resolver_plan(resolver, method, url, headers, header_count, plan);
+}
+
+const char *pkgctl_source_name(int32_t source) {
+    return pkgctl_swift_source_name(source);
+}
+
+const char *pkgctl_resource_class_name(int32_t resource_class) {
+    return pkgctl_swift_resource_class_name(resource_class);
+}
+
+size_t pkgctl_resolver_counters_get(const pkgctl_resolver *resolver, pkgctl_counters *counters) {
+    return pkgctl_swift_resolver_counters_get(resolver, counters);
+}

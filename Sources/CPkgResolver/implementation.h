@@ -19,5 +19,10 @@ pkgctl_task *pkgctl_swift_task_start(pkgctl_resolver *resolver, const char *meth
 void pkgctl_swift_task_consumed(pkgctl_task *task, size_t length);
 void pkgctl_swift_task_stop(pkgctl_task *task);
 void pkgctl_swift_resolver_get_counters(const pkgctl_resolver *resolver, pkgctl_resolver_counters *counters);
+int32_t pkgctl_swift_resolver_plan(const pkgctl_resolver *resolver, const char *method, const char *url,
+                                   const pkgctl_header *headers, size_t header_count, pkgctl_request_plan *plan);
+const char *pkgctl_swift_source_name(int32_t source);
+const char *pkgctl_swift_resource_class_name(int32_t resource_class);
+size_t pkgctl_swift_resolver_counters_get(const pkgctl_resolver *resolver, pkgctl_counters *counters);
 
 #endif

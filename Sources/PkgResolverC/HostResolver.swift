@@ -9,14 +9,14 @@ final class HostResolver: Sendable {
     let queue: DispatchQueueForHost
     let counters = HostCounters()
     private let delivery: TaskDelivery
-    private let offline: Bool
+    /// `options.offline`: what no package or cached answer has ends with `PKGCTL_ERR_OFFLINE`.
+    let offline: Bool
     private let unstopped = PosixMutex([ObjectIdentifier: TaskHandle]())
 
-    init(options: pkgctl_resolver_options) throws(PkgError) {
-        guard options.struct_size >= UInt32(MemoryLayout<pkgctl_resolver_options>.size) else {
-            throw PkgError(.invalidArgument, "options.struct_size is \(options.struct_size); set it to "
-                           + "sizeof(pkgctl_resolver_options) (\(MemoryLayout<pkgctl_resolver_options>.size))")
-        }
+    /// The host's `options`, at `struct_size` (``SizedStruct``): fields it leaves out are zero, their defaults.
+    init(options: UnsafePointer<pkgctl_resolver_options>) throws(PkgError) {
+        let options = try SizedStruct.read(options, as: pkgctl_resolver_options.self, name: "pkgctl_resolver_options",
+                                           minimum: Self.optionsSizeOfABI0)
         guard let root = options.store_root.map({ String(cString: $0) }), !root.isEmpty else {
             throw PkgError(.invalidArgument, "options.store_root is required")
         }
@@ -38,12 +38,16 @@ final class HostResolver: Sendable {
                        consumption: options.explicit_consumption != 0 ? .explicit : .onReturn)
     }
 
+    /// The bytes of `pkgctl_resolver_options` in ABI 0 (up to and with `window`): the least
+    /// `struct_size` taken. Fields added later are past it.
+    static let optionsSizeOfABI0 = MemoryLayout<pkgctl_resolver_options>.offset(of: \.window)! + MemoryLayout<UInt64>.size
+
     /// Starts the task of `handle`; offline, a request no package or cached answer holds ends at the next dispatch.
     func start(_ handle: TaskHandle) {
         let task = handle.task
         counters.add(started: 1)
         unstopped.withLock { $0[ObjectIdentifier(handle)] = handle }
-        if offline, let plan = try? resolver.plan(for: task.request), plan.upstreamURL != nil {
+        if offline, plan(for: task.request).source == Int32(PKGCTL_SOURCE_OFFLINE.rawValue) {
             let url = task.request.url.escapedForMessage
             queue.execute { task.end(PKGCTL_ERR_OFFLINE, message: "\(url) is in no installed package (offline)") }
             return

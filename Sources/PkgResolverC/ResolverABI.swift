@@ -13,7 +13,7 @@ func resolverCreate(_ options: UnsafePointer<pkgctl_resolver_options>?, _ errorB
                     _ errorSize: Int) -> OpaquePointer? {
     do {
         guard let options else { throw PkgError(.invalidArgument, "options is NULL") }
-        let host = try HostResolver(options: options.pointee)
+        let host = try HostResolver(options: options)
         return OpaquePointer(Unmanaged.passRetained(host).toOpaque())
     } catch {
         if let errorBuffer, errorSize > 0 {
@@ -52,16 +52,21 @@ func taskStart(_ resolver: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ ur
     guard let resolver, let method, let url, let callbacks, headerCount == 0 || headers != nil,
           bodyLength == 0 || body != nil else { return nil }
     let host = Unmanaged<HostResolver>.fromOpaque(UnsafeRawPointer(resolver)).takeUnretainedValue()
-    let fields = UnsafeBufferPointer(start: headers, count: headerCount).compactMap { field -> (name: String, value: String)? in
-        guard let name = field.name, let value = field.value else { return nil }
-        return (String(cString: name), String(cString: value))
-    }
+    let fields = headerFields(headers, headerCount)
     let bytes = bodyLength == 0 ? [] : Array(UnsafeRawBufferPointer(start: body, count: bodyLength))
     let request = ResourceRequest(url: String(cString: url), method: String(cString: method), headers: fields, body: bytes)
     let task = HostTask(request: request, callbacks: callbacks.pointee, user: user, counters: host.counters)
     let handle = TaskHandle(task: task, host: host)
     host.start(handle)
     return OpaquePointer(Unmanaged.passRetained(handle).toOpaque())
+}
+
+/// The host's `count` header fields, copied; a field with a NULL name or value is skipped.
+private func headerFields(_ headers: UnsafePointer<pkgctl_header>?, _ count: Int) -> [(name: String, value: String)] {
+    UnsafeBufferPointer(start: headers, count: count).compactMap { field -> (name: String, value: String)? in
+        guard let name = field.name, let value = field.value else { return nil }
+        return (String(cString: name), String(cString: value))
+    }
 }
 
 @_cdecl("pkgctl_swift_task_consumed")
@@ -83,4 +88,39 @@ func taskStop(_ task: OpaquePointer?) {
 func resolverCounters(_ resolver: OpaquePointer?, _ counters: UnsafeMutablePointer<pkgctl_resolver_counters>?) {
     guard let resolver, let counters else { return }
     counters.pointee = Unmanaged<HostResolver>.fromOpaque(UnsafeRawPointer(resolver)).takeUnretainedValue().counters.snapshot
+}
+
+// Since 0.1 (PKGCTL_RESOLVER_0.1).
+
+@_cdecl("pkgctl_swift_resolver_plan")
+func resolverPlan(_ resolver: OpaquePointer?, _ method: UnsafePointer<CChar>?, _ url: UnsafePointer<CChar>?,
+                  _ headers: UnsafePointer<pkgctl_header>?, _ headerCount: Int,
+                  _ plan: UnsafeMutablePointer<pkgctl_request_plan>?) -> Int32 {
+    let fieldEnds = [\pkgctl_request_plan.source, \.resource_class].map {
+        MemoryLayout<pkgctl_request_plan>.offset(of: $0)! + MemoryLayout<Int32>.size
+    }
+    guard let resolver, let method, let url, let plan, headerCount == 0 || headers != nil,
+          SizedStruct.size(at: plan) >= fieldEnds.last! else { return Int32(PKGCTL_ERR_INVALID.rawValue) }
+    let host = Unmanaged<HostResolver>.fromOpaque(UnsafeRawPointer(resolver)).takeUnretainedValue()
+    let request = ResourceRequest(url: String(cString: url), method: String(cString: method),
+                                  headers: headerFields(headers, headerCount))
+    _ = SizedStruct.write(host.plan(for: request), to: plan, fieldEnds: fieldEnds)
+    return Int32(PKGCTL_OK.rawValue)
+}
+
+@_cdecl("pkgctl_swift_source_name")
+func sourceName(_ source: Int32) -> UnsafePointer<CChar> {
+    UnsafeRawPointer(HostResolver.sourceName(source).utf8Start).assumingMemoryBound(to: CChar.self)
+}
+
+@_cdecl("pkgctl_swift_resource_class_name")
+func resourceClassName(_ resourceClass: Int32) -> UnsafePointer<CChar> {
+    UnsafeRawPointer(HostResolver.className(resourceClass).utf8Start).assumingMemoryBound(to: CChar.self)
+}
+
+@_cdecl("pkgctl_swift_resolver_counters_get")
+func resolverCountersGet(_ resolver: OpaquePointer?, _ counters: UnsafeMutablePointer<pkgctl_counters>?) -> Int {
+    guard let resolver, let counters else { return 0 }
+    let host = Unmanaged<HostResolver>.fromOpaque(UnsafeRawPointer(resolver)).takeUnretainedValue()
+    return SizedStruct.write(host.counters.sizedSnapshot, to: counters, fieldEnds: HostCounters.sizedFieldEnds)
 }

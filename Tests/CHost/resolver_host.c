@@ -13,9 +13,18 @@
  *                                               64 KiB window and none ends before its stop
  *   resolver_host STORE UPSTREAM abandon N URL  N tasks left running at pkgctl_resolver_destroy(), which
  *                                               stops them and frees their handles: "abandoned=N"
+ *   resolver_host STORE UPSTREAM plan|offline-plan (ACCEPT URL)...
+ *                                               pkgctl_resolver_plan() of each URL with that Accept, no
+ *                                               task: "URL source=S class=C" (their names), online or offline
+ *   resolver_host STORE UPSTREAM sizes          the struct_size rules: pkgctl_resolver_options of ABI 0's
+ *                                               size, too small, larger with a zero or a set tail
+ *                                               ("options SIZE ok|refused: MESSAGE"); pkgctl_resolver_plan()
+ *                                               and pkgctl_resolver_counters_get() into a struct_size that
+ *                                               covers only some fields, guard bytes after it
  */
 #include <pkgctl/resolver.h>
 #include <poll.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -179,17 +188,126 @@ static int abandon(pkgctl_resolver *resolver, int count, const char *url) {
     return 0;
 }
 
+/* pkgctl_resolver_plan() of each ACCEPT URL pair; no task starts. */
+static int plan(pkgctl_resolver *resolver, int count, char **pairs) {
+    for (int i = 0; i + 1 < count; i += 2) {
+        pkgctl_header accept = {"Accept", pairs[i]};
+        pkgctl_request_plan answer = {.struct_size = sizeof answer};
+        int32_t result = pkgctl_resolver_plan(resolver, "GET", pairs[i + 1], &accept, 1, &answer);
+        printf("%s source=%s class=%s result=%d\n", pairs[i + 1], pkgctl_source_name(answer.source),
+               pkgctl_resource_class_name(answer.resource_class), result);
+    }
+    return 0;
+}
+
+/* Creates a resolver from `size` bytes of options: ABI 0's fields, then `tail` (a newer header's
+ * fields) set to `tail_byte`. Prints "options SIZE ok" or "options SIZE refused: MESSAGE". */
+static void create_sized(const char *store, uint32_t size, unsigned char tail_byte) {
+    unsigned char buffer[sizeof(pkgctl_resolver_options) + 16];
+    memset(buffer, 0, sizeof buffer);
+    pkgctl_resolver_options options;
+    memset(&options, 0, sizeof options);
+    options.struct_size = size;
+    options.store_root = store;
+    memcpy(buffer, &options, sizeof options);
+    buffer[sizeof options + 8] = tail_byte;
+    char error[256] = "";
+    pkgctl_resolver *resolver = pkgctl_resolver_create((const pkgctl_resolver_options *)buffer, error, sizeof error);
+    if (resolver) printf("options %u ok\n", size);
+    else printf("options %u refused: %s\n", size, error);
+    pkgctl_resolver_destroy(resolver);
+}
+
+/* Whether the `count` bytes at `bytes` are all `value`. */
+static int all(const unsigned char *bytes, size_t count, unsigned char value) {
+    for (size_t i = 0; i < count; i++) {
+        if (bytes[i] != value) return 0;
+    }
+    return 1;
+}
+
+static int sizes(pkgctl_resolver *resolver, const char *store, const char *url) {
+    /* ABI 0's pkgctl_resolver_options: up to and with `window`. */
+    uint32_t abi0 = offsetof(pkgctl_resolver_options, window) + sizeof(uint64_t);
+    create_sized(store, abi0, 0);
+    create_sized(store, abi0 - 8, 0);
+    create_sized(store, 4, 0);
+    create_sized(store, sizeof(pkgctl_resolver_options) + 16, 0);
+    create_sized(store, sizeof(pkgctl_resolver_options) + 16, 1);
+    create_sized(store, 1 << 20, 0);
+
+    /* A task, so that the counters are not all zero. */
+    task_state state;
+    memset(&state, 0, sizeof state);
+    pkgctl_task *task = pkgctl_task_start(resolver, "GET", url, NULL, 0, NULL, 0, &callbacks, &state);
+    for (double deadline = now() + 20; !state.ended && now() < deadline;) pump(resolver, 100);
+    pkgctl_task_stop(task);
+
+    /* Counters into a struct_size that ends inside tasks_failed: started and succeeded only. */
+    union {
+        pkgctl_counters counters;
+        unsigned char bytes[sizeof(pkgctl_counters) + 16];
+    } guarded;
+    memset(&guarded, 0xAB, sizeof guarded);
+    size_t partial = offsetof(pkgctl_counters, tasks_failed) + 4;
+    guarded.counters.struct_size = (uint32_t)partial;
+    size_t written = pkgctl_resolver_counters_get(resolver, &guarded.counters);
+    printf("counters struct_size=%zu returned=%zu started=%llu succeeded=%llu untouched_after=%s\n", partial, written,
+           (unsigned long long)guarded.counters.tasks_started, (unsigned long long)guarded.counters.tasks_succeeded,
+           all(guarded.bytes + written, sizeof guarded - written, 0xAB) ? "yes" : "no");
+    /* The whole struct, and one larger than it (a newer header): the fields this library knows. */
+    memset(&guarded, 0xAB, sizeof guarded);
+    guarded.counters.struct_size = sizeof guarded;
+    written = pkgctl_resolver_counters_get(resolver, &guarded.counters);
+    pkgctl_resolver_counters old;
+    pkgctl_resolver_get_counters(resolver, &old);
+    printf("counters struct_size=%zu returned=%zu same_as_abi0=%s untouched_after=%s\n", sizeof guarded, written,
+           guarded.counters.tasks_started == old.tasks_started && guarded.counters.tasks_succeeded == old.tasks_succeeded
+               && guarded.counters.tasks_failed == old.tasks_failed && guarded.counters.body_bytes == old.body_bytes
+               && guarded.counters.callbacks == old.callbacks ? "yes" : "no",
+           all(guarded.bytes + written, sizeof guarded - written, 0xAB) ? "yes" : "no");
+    memset(&guarded, 0xAB, sizeof guarded);
+    guarded.counters.struct_size = 8;
+    written = pkgctl_resolver_counters_get(resolver, &guarded.counters);
+    printf("counters struct_size=8 returned=%zu untouched_after=%s\n", written,
+           all(guarded.bytes + 4, sizeof guarded - 4, 0xAB) ? "yes" : "no");
+
+    /* A plan into ABI 0.1's size plus guard bytes, and into a struct_size under it (refused, nothing written). */
+    union {
+        pkgctl_request_plan plan;
+        unsigned char bytes[sizeof(pkgctl_request_plan) + 16];
+    } plan_guarded;
+    memset(&plan_guarded, 0xAB, sizeof plan_guarded);
+    plan_guarded.plan.struct_size = sizeof plan_guarded.plan;
+    int32_t result = pkgctl_resolver_plan(resolver, "GET", url, NULL, 0, &plan_guarded.plan);
+    printf("plan struct_size=%zu result=%d source=%s untouched_after=%s\n", sizeof plan_guarded.plan, result,
+           pkgctl_source_name(plan_guarded.plan.source),
+           all(plan_guarded.bytes + sizeof plan_guarded.plan, 16, 0xAB) ? "yes" : "no");
+    memset(&plan_guarded, 0xAB, sizeof plan_guarded);
+    plan_guarded.plan.struct_size = offsetof(pkgctl_request_plan, resource_class);
+    result = pkgctl_resolver_plan(resolver, "GET", url, NULL, 0, &plan_guarded.plan);
+    printf("plan struct_size=%zu result=%d untouched_after=%s\n", offsetof(pkgctl_request_plan, resource_class), result,
+           all(plan_guarded.bytes + 4, sizeof plan_guarded - 4, 0xAB) ? "yes" : "no");
+    printf("names %s %s %s\n", pkgctl_source_name(0), pkgctl_resource_class_name(99), pkgctl_resource_class_name(PKGCTL_CLASS_IMAGE));
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 5) {
-        fprintf(stderr, "usage: resolver_host STORE UPSTREAM get|offline|storm ...\n");
+        fprintf(stderr, "usage: resolver_host STORE UPSTREAM get|offline|storm|abandon|plan|offline-plan|sizes ...\n");
         return 64;
     }
-    int offline = strcmp(argv[3], "offline") == 0;
-    pkgctl_resolver *resolver = make(argv[1], argv[2], offline, strcmp(argv[3], "get") != 0 && !offline);
+    int offline = strcmp(argv[3], "offline") == 0 || strcmp(argv[3], "offline-plan") == 0;
+    int explicit_consumption = strcmp(argv[3], "storm") == 0 || strcmp(argv[3], "abandon") == 0;
+    pkgctl_resolver *resolver = make(argv[1], argv[2], offline, explicit_consumption);
     if (!resolver) return 1;
     int status;
     if (strcmp(argv[3], "abandon") == 0 && argc >= 6) {
         return abandon(resolver, atoi(argv[4]), argv[5]);
+    } else if (strcmp(argv[3], "plan") == 0 || strcmp(argv[3], "offline-plan") == 0) {
+        status = plan(resolver, argc - 4, argv + 4);
+    } else if (strcmp(argv[3], "sizes") == 0 && argc >= 5) {
+        status = sizes(resolver, argv[1], argv[4]);
     } else if (strcmp(argv[3], "storm") == 0 && argc >= 6) {
         status = storm(resolver, atoi(argv[4]), argv[5]);
     } else {

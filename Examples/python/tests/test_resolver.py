@@ -62,6 +62,19 @@ def test_offline_a_miss_ends_with_the_offline_result():
     resolver.close()
 
 
+def test_a_plan_says_where_and_what_without_a_task():
+    resolver = pkgctl_resolver.Resolver(STORE, upstream=UPSTREAM)
+    assert resolver.plan("GET", "app://www.example.com/app/index.html", [("Accept", "text/html")]) == ("package", "html")
+    plan = resolver.plan("GET", "app://www.example.com/app/nowhere.css")
+    assert (plan.source, plan.resource_class) == ("origin", "style")
+    assert resolver.counters().tasks_started == 0
+    resolver.close()
+    offline = pkgctl_resolver.Resolver(STORE, upstream=UPSTREAM, offline=True)
+    assert offline.plan("GET", "app://www.example.com/app/nowhere.js") == ("offline", "script")
+    assert offline.plan("GET", "app://www.example.com/%2e%2e/x.js").source == "refused"
+    offline.close()
+
+
 def test_stops_from_several_threads_leave_no_late_callback():
     # Nothing is reported consumed: each task stalls at its 64 KiB window mid-body.
     resolver = pkgctl_resolver.Resolver(STORE, upstream=UPSTREAM, explicit_consumption=True, window=64 * 1024)

@@ -59,6 +59,7 @@ final class ABISession {
         }
         let body = method == "POST" ? Array(script.string(limit: 32).utf8) : []
         let task = ObservedTask(expected: request.expected, isHead: method == "HEAD", unconsumedLimit: unconsumedLimit)
+        task.plannedSource = plan(method, request.url, fields)
         let user = Unmanaged.passUnretained(task).toOpaque()
         task.handle = withCStrings(fields) { headers in
             withUnsafePointer(to: ObservedTask.callbacks) { callbacks in
@@ -129,6 +130,13 @@ final class ABISession {
             fuzzCheck(false, "a task neither ended nor was stopped 5 s after its host consumed all it got "
                       + "(status \(stuck.status), \(stuck.bodyBytes) body bytes)")
         }
+        for task in all where task.ended {
+            if task.plannedSource == Int32(PKGCTL_SOURCE_OFFLINE.rawValue) {
+                fuzzCheck(task.result == Int32(PKGCTL_ERR_OFFLINE.rawValue), "planned offline, ended with \(task.result ?? 0)")
+            } else if task.plannedSource == Int32(PKGCTL_SOURCE_REFUSED.rawValue) {
+                fuzzCheck(task.result == Int32(PKGCTL_ERR_INVALID.rawValue), "planned refused, ended with \(task.result ?? 0)")
+            }
+        }
         checkCounters()
         if !abandon {
             for task in live {
@@ -140,11 +148,39 @@ final class ABISession {
         for task in all { task.resolverDestroyed = true }
     }
 
+    /// `pkgctl_resolver_plan` of a request about to start, into a struct with guard bytes after
+    /// it: PKGCTL_OK, a known source and class, nothing written past `struct_size`. Returns the source.
+    private func plan(_ method: String, _ url: String, _ fields: [(String, String)]) -> Int32 {
+        let size = MemoryLayout<pkgctl_request_plan>.size, guardBytes = 16
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size + guardBytes, alignment: 8)
+        defer { buffer.deallocate() }
+        buffer.initializeMemory(as: UInt8.self, repeating: 0xAB, count: size + guardBytes)
+        buffer.storeBytes(of: UInt32(size), as: UInt32.self)
+        let result = withCStrings(fields) { headers in
+            pkgctl_resolver_plan(resolver, method, url, headers, fields.count,
+                                 buffer.assumingMemoryBound(to: pkgctl_request_plan.self))
+        }
+        let plan = buffer.load(as: pkgctl_request_plan.self)
+        fuzzCheck(result == Int32(PKGCTL_OK.rawValue), "pkgctl_resolver_plan returned \(result) for valid arguments")
+        fuzzCheck((1...5).contains(plan.source) && (1...5).contains(plan.resource_class), "plan \(plan)")
+        fuzzCheck((size..<size + guardBytes).allSatisfy { buffer.load(fromByteOffset: $0, as: UInt8.self) == 0xAB },
+                  "pkgctl_resolver_plan wrote past struct_size")
+        return plan.source
+    }
+
     /// The counters equal what the host saw: tasks started, ended well or not, stopped before
-    /// their end, body bytes and callbacks.
+    /// their end, body bytes and callbacks; ABI 0's call and 0.1's sized one agree.
     private func checkCounters() {
         var counters = pkgctl_resolver_counters()
         pkgctl_resolver_get_counters(resolver, &counters)
+        var sized = pkgctl_counters()
+        sized.struct_size = UInt32(MemoryLayout<pkgctl_counters>.size)
+        let written = pkgctl_resolver_counters_get(resolver, &sized)
+        fuzzCheck(written == MemoryLayout<pkgctl_counters>.size && sized.tasks_started == counters.tasks_started
+                  && sized.tasks_succeeded == counters.tasks_succeeded && sized.tasks_failed == counters.tasks_failed
+                  && sized.tasks_stopped == counters.tasks_stopped && sized.body_bytes == counters.body_bytes
+                  && sized.callbacks == counters.callbacks, "pkgctl_resolver_counters_get \(sized) (\(written) bytes), "
+                  + "pkgctl_resolver_get_counters \(counters)")
         let stopped = all.filter { $0.stopReturned.load(ordering: .sequentiallyConsistent) && !$0.ended }.count
         let seen = (started: all.count, succeeded: all.filter { $0.result == 0 }.count,
                     failed: all.filter { ($0.result ?? 0) != 0 }.count, stopped: stopped,

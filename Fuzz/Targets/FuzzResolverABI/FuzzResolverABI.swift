@@ -4,13 +4,15 @@ import Glibc
 
 /// Random sequences of calls through the C ABI (`pkgctl/resolver.h`), as a C host makes
 /// them: create, start (fixture files, a refused path, origin misses, URLs and headers made
-/// of input bytes), stop (on the dispatching thread, inside a body callback, from another
+/// of input bytes; each planned first with `pkgctl_resolver_plan`), stop (on the dispatching thread, inside a body callback, from another
 /// thread while dispatching), consumed (also past what was delivered, up to SIZE_MAX),
 /// dispatch, destroy with tasks still running, and create with bad options. Checked on every
 /// call: no callback after its task's stop returned or after destroy, one head before the
 /// body, one end and last with a one-line message on failure, a full 200 body equal to the
 /// file, never more unconsumed bytes than the window and a chunk, every task ended within
-/// 5 s once its host consumed everything, and counters equal to what the callbacks saw.
+/// 5 s once its host consumed everything, counters equal to what the callbacks saw (by both
+/// counters calls), and a plan written within its struct_size whose offline or refused
+/// source the task's end confirms.
 /// ASan (the fuzz build) checks every pointer handed across.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzResolverABI(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {

@@ -22,6 +22,8 @@ final class ObservedTask {
     var stopInNextData = false
     /// Set after the resolver that ran the task was destroyed.
     var resolverDestroyed = false
+    /// What `pkgctl_resolver_plan` said of its request before it started (enum pkgctl_source).
+    var plannedSource: Int32 = 0
 
     private(set) var status: Int32 = 0
     private(set) var headCount = 0

@@ -160,7 +160,9 @@ import Testing
 
     /// The boundary under AddressSanitizer and UndefinedBehaviorSanitizer: the library built with
     /// both, the C host built with both through pkg-config and run in every mode (local and origin
-    /// answers, offline, stop storms from two threads, tasks abandoned at destroy), and the Python
+    /// answers, offline, stop storms from two threads, tasks abandoned at destroy, plans, and the
+    /// struct_size cases, whose short and long structs the library must read no further than
+    /// told), and the Python
     /// binding's tests in an interpreter with ASan's runtime preloaded. Any report fails the test.
     @Test(.enabled(if: !sanitizedLibrary.isEmpty && !Sanitizer.isActive, "needs PKGCTL_RESOLVER_ASAN_LIBRARY (scripts/test)"))
     func theCHostAndThePythonBindingRunCleanUnderAddressAndUndefinedBehaviorSanitizers() throws {
@@ -182,6 +184,10 @@ import Testing
             ["offline", "app://www.example.com/app/nowhere.js"],
             ["storm", "40", "app://www.example.com/app/js/app.js"], ["storm", "40", "app://www.example.com/app/big.bin"],
             ["abandon", "40", "app://www.example.com/app/big.bin"],
+            ["sizes", "app://www.example.com/app/index.html"],
+            ["plan", "text/html", "app://www.example.com/app/index.html", "*/*", "app://www.example.com/app/big.bin",
+             "*/*", "app://www.example.com/%2e%2e/etc/passwd"],
+            ["offline-plan", "*/*", "app://www.example.com/app/nowhere.js"],
         ]
         for mode in modes {
             let run = try runHost(host, [sandbox.root, origin.baseURL] + mode, environment: sanitizers)
@@ -197,7 +203,7 @@ import Testing
                                 "PKGCTL_RESOLVER_LIBRARY": folder + "/libpkgctl-resolver.so.0",
                                 "PYTHONDONTWRITEBYTECODE": "1", "PYTHONMALLOC": "malloc",
                             ]) { $1 },
-                            passed: "4 passed")
+                            passed: "5 passed")
         let found = (try? FileManager.default.contentsOfDirectory(atPath: reports)) ?? []
         let text = found.map { (try? String(contentsOfFile: reports + "/" + $0, encoding: .utf8)) ?? $0 }.joined(separator: "\n")
         #expect(found.isEmpty, "sanitizer reports: \(text.prefix(4000))")
@@ -210,7 +216,7 @@ import Testing
                                              BundleFixtures.repository + "/Examples/python/tests"],
                             origin: try bindingOrigin(),
                             environment: ["PKGCTL_RESOLVER_LIBRARY": lib + "/libpkgctl-resolver.so.0", "PYTHONDONTWRITEBYTECODE": "1"],
-                            passed: "4 passed")
+                            passed: "5 passed")
     }
 
     @Test func theRustBindingPassesItsTestsAgainstNginx() throws {
@@ -223,7 +229,7 @@ import Testing
                             ["test", "--offline", "--quiet", "--manifest-path", crate],
                             origin: try bindingOrigin(),
                             environment: ["PKGCTL_RESOLVER_LIB_DIR": lib, "CARGO_TARGET_DIR": temp.path("cargo-target")],
-                            passed: "4 passed")
+                            passed: "5 passed")
     }
 
     @Test func offlineAMissEndsWithTheOfflineResultAndNoFetch() throws {

@@ -9,13 +9,13 @@ struct HybridApp: Sendable, CustomTestStringConvertible {
     let name: String
     let executable: String
     /// Whether it knows where an answer came from before it starts (PkgCore's
-    /// `Resolver.plan(for:)`). The C ABI does not say: the C app tells an origin's answer
-    /// by its `Date` and logs a package's or the overlay's as `local`.
+    /// `Resolver.plan(for:)`, or the C ABI's `pkgctl_resolver_plan()`), so its log says
+    /// package or overlay; an app that does not logs both as `local`.
     let knowsLocalSource: Bool
 
     static let all = [
         HybridApp(name: "swift", variable: "HYBRID_APP", knowsLocalSource: true),
-        HybridApp(name: "c", variable: "HYBRID_APP_C", knowsLocalSource: false),
+        HybridApp(name: "c", variable: "HYBRID_APP_C", knowsLocalSource: true),
         HybridApp(name: "qt", variable: "HYBRID_APP_QT", knowsLocalSource: false),
     ]
     /// The builds named in the environment, when there is a display to open their windows on.

@@ -54,6 +54,40 @@ pub struct pkgctl_resolver_counters {
     pub callbacks: u64,
 }
 
+// Since ABI 0.1 (version node PKGCTL_RESOLVER_0.1).
+
+pub const PKGCTL_SOURCE_PACKAGE: i32 = 1;
+pub const PKGCTL_SOURCE_OVERLAY: i32 = 2;
+pub const PKGCTL_SOURCE_ORIGIN: i32 = 3;
+pub const PKGCTL_SOURCE_OFFLINE: i32 = 4;
+pub const PKGCTL_SOURCE_REFUSED: i32 = 5;
+
+pub const PKGCTL_CLASS_HTML: i32 = 1;
+pub const PKGCTL_CLASS_SCRIPT: i32 = 2;
+pub const PKGCTL_CLASS_STYLE: i32 = 3;
+pub const PKGCTL_CLASS_IMAGE: i32 = 4;
+pub const PKGCTL_CLASS_OTHER: i32 = 5;
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct pkgctl_request_plan {
+    pub struct_size: u32,
+    pub source: i32,
+    pub resource_class: i32,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct pkgctl_counters {
+    pub struct_size: u32,
+    pub tasks_started: u64,
+    pub tasks_succeeded: u64,
+    pub tasks_failed: u64,
+    pub tasks_stopped: u64,
+    pub body_bytes: u64,
+    pub callbacks: u64,
+}
+
 extern "C" {
     pub fn pkgctl_resolver_create(
         options: *const pkgctl_resolver_options,
@@ -77,6 +111,17 @@ extern "C" {
     pub fn pkgctl_task_consumed(task: *mut pkgctl_task, length: usize);
     pub fn pkgctl_task_stop(task: *mut pkgctl_task);
     pub fn pkgctl_resolver_get_counters(resolver: *const pkgctl_resolver, counters: *mut pkgctl_resolver_counters);
+    pub fn pkgctl_resolver_plan(
+        resolver: *const pkgctl_resolver,
+        method: *const c_char,
+        url: *const c_char,
+        headers: *const pkgctl_header,
+        header_count: usize,
+        plan: *mut pkgctl_request_plan,
+    ) -> i32;
+    pub fn pkgctl_source_name(source: i32) -> *const c_char;
+    pub fn pkgctl_resource_class_name(resource_class: i32) -> *const c_char;
+    pub fn pkgctl_resolver_counters_get(resolver: *const pkgctl_resolver, counters: *mut pkgctl_counters) -> usize;
 }
 
 /// poll(2)'s descriptor entry, for `Resolver::wait` (libc, which every Rust program links).

@@ -77,6 +77,15 @@ impl Options {
     }
 }
 
+/// What [`Resolver::plan`] says: the library's names of where a request would be answered
+/// from ("package", "overlay", "origin", "offline", "refused") and of its class ("html",
+/// "script", "style", "image", "other").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    pub source: &'static str,
+    pub resource_class: &'static str,
+}
+
 /// A resolver over one store. Dispatch on one thread; tasks may be stopped from any.
 pub struct Resolver {
     raw: *mut ffi::pkgctl_resolver,
@@ -153,10 +162,36 @@ impl Resolver {
         Task { raw, handler, _resolver: PhantomData }
     }
 
-    /// The resolver's counters.
-    pub fn counters(&self) -> ffi::pkgctl_resolver_counters {
-        let mut counters = ffi::pkgctl_resolver_counters::default();
-        unsafe { ffi::pkgctl_resolver_get_counters(self.raw, &mut counters) };
+    /// Where a request would be answered from and its class, without a task (`pkgctl_resolver_plan`).
+    pub fn plan(&self, method: &str, url: &str, headers: &[(&str, &str)]) -> Plan {
+        let owned = |value: &str| CString::new(value.replace('\0', "")).unwrap_or_default();
+        let (method, url) = (owned(method), owned(url));
+        let fields: Vec<(CString, CString)> = headers.iter().map(|(n, v)| (owned(n), owned(v))).collect();
+        let raw_fields: Vec<ffi::pkgctl_header> =
+            fields.iter().map(|(n, v)| ffi::pkgctl_header { name: n.as_ptr(), value: v.as_ptr() }).collect();
+        let mut plan = ffi::pkgctl_request_plan {
+            struct_size: std::mem::size_of::<ffi::pkgctl_request_plan>() as u32,
+            ..Default::default()
+        };
+        unsafe {
+            ffi::pkgctl_resolver_plan(self.raw, method.as_ptr(), url.as_ptr(), raw_fields.as_ptr(), raw_fields.len(),
+                                      &mut plan);
+        }
+        // The names are the library's static strings.
+        let name = |raw: *const c_char| unsafe { CStr::from_ptr(raw) }.to_str().unwrap_or("unknown");
+        Plan {
+            source: name(unsafe { ffi::pkgctl_source_name(plan.source) }),
+            resource_class: name(unsafe { ffi::pkgctl_resource_class_name(plan.resource_class) }),
+        }
+    }
+
+    /// The resolver's counters (`pkgctl_resolver_counters_get`).
+    pub fn counters(&self) -> ffi::pkgctl_counters {
+        let mut counters = ffi::pkgctl_counters {
+            struct_size: std::mem::size_of::<ffi::pkgctl_counters>() as u32,
+            ..Default::default()
+        };
+        unsafe { ffi::pkgctl_resolver_counters_get(self.raw, &mut counters) };
         counters
     }
 }

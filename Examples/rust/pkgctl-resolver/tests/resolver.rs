@@ -80,6 +80,18 @@ fn offline_a_miss_ends_offline_and_a_bad_store_is_refused() {
     assert!(refused.contains("store_root"), "{refused}");
 }
 
+#[test]
+fn a_plan_says_where_and_what_without_a_task() {
+    let resolver = Resolver::new(&options()).unwrap();
+    let plan = resolver.plan("GET", "app://www.example.com/app/index.html", &[("Accept", "text/html")]);
+    assert_eq!((plan.source, plan.resource_class), ("package", "html"));
+    assert_eq!(resolver.plan("GET", "app://www.example.com/app/nowhere.png", &[]).source, "origin");
+    assert_eq!(resolver.counters().tasks_started, 0);
+    let offline = Resolver::new(&Options { offline: true, ..options() }).unwrap();
+    let plan = offline.plan("GET", "app://www.example.com/app/nowhere.js", &[("Accept", "*/*")]);
+    assert_eq!((plan.source, plan.resource_class), ("offline", "script"));
+}
+
 struct Watch {
     index: usize,
     stopped: Arc<Vec<AtomicBool>>,
