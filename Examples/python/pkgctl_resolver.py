@@ -108,27 +108,54 @@ def _library():
 
 
 class Task:
-    """One request in flight. Keeps its callbacks alive until stop()."""
+    """One request in flight. Keeps its callbacks alive until stop().
+
+    consumed() may run on any thread while a callback of the task runs on the dispatching
+    thread, and the library's call may wait for that callback to return. So no lock of this
+    object is held across it: a callback that stops the task meanwhile (an end, or a page gone)
+    would wait for that lock and the two threads for each other. Such a stop marks the task
+    stopped at once, so none of its callbacks runs after stop() returns, and the library's stop
+    is left to the last consumed() call still in the library.
+    """
 
     def __init__(self, resolver, handle, callbacks):
         self._resolver = resolver
         self._handle = handle
         self._callbacks = callbacks  # the ctypes function objects must outlive every call
         self._lock = threading.Lock()
+        self._calls = 0  # consumed() calls in the library now
+        self._stop_pending = None  # the handle a stop left to the last of those calls
+        self.stopped = False
 
     def consumed(self, length):
-        """Reports `length` body bytes used (with explicit_consumption)."""
+        """Reports `length` body bytes used (with explicit_consumption); any thread."""
         with self._lock:
-            if self._handle:
-                _library().pkgctl_task_consumed(self._handle, length)
+            handle = self._handle
+            if not handle:
+                return
+            self._calls += 1
+        try:
+            _library().pkgctl_task_consumed(handle, length)
+        finally:
+            with self._lock:
+                self._calls -= 1
+                handle = None
+                if self._calls == 0:
+                    handle, self._stop_pending = self._stop_pending, None
+            if handle:
+                _library().pkgctl_task_stop(handle)
 
     def stop(self):
-        """Stops the task unless it ended, and releases it; later calls do nothing."""
+        """Stops the task unless it ended, and releases it; later calls do nothing. No callback
+        of the task runs after it returns."""
         with self._lock:
             handle, self._handle = self._handle, None
+            self.stopped = True
+            if handle and self._calls:
+                self._stop_pending, handle = handle, None
         if handle:
             _library().pkgctl_task_stop(handle)
-            self._resolver._tasks.discard(self)
+        self._resolver._tasks.discard(self)
 
 
 class Resolver:
@@ -154,16 +181,18 @@ class Resolver:
 
     def start(self, method, url, headers=(), body=b"", on_response=None, on_data=None, on_end=None):
         """Starts a request. on_response(status, [(name, value)]), on_data(bytes), on_end(result, message)."""
+        task = None  # set below; the library calls back only from dispatch(), after start() returned
+
         def response(_, status, fields, count):
-            if on_response:
+            if on_response and not task.stopped:
                 on_response(status, [(fields[i].name.decode(), fields[i].value.decode()) for i in range(count)])
 
         def data(_, bytes_, length):
-            if on_data:
+            if on_data and not task.stopped:
                 on_data(ctypes.string_at(bytes_, length))
 
         def end(_, result, message):
-            if on_end:
+            if on_end and not task.stopped:
                 on_end(result, message.decode(errors="replace") if message else None)
 
         callbacks = _Callbacks(_RESPONSE(response), _DATA(data), _END(end))

@@ -117,3 +117,49 @@ def test_stops_from_several_threads_leave_no_late_callback():
     counters = resolver.counters()
     assert (counters.tasks_started, counters.tasks_stopped, counters.tasks_succeeded) == (count, count, 0)
     resolver.close()
+
+
+def test_a_callback_stopping_its_task_does_not_wait_for_consumption_reported_on_another_thread():
+    # A host whose engine reads bodies on another thread (Chromium's IO thread under Qt) reports
+    # consumption from there while a callback on the dispatching thread stops the task (a page
+    # gone). The library's consumed() may wait for that callback to return; the binding once held
+    # its lock across it, which the stop waited for: a deadlock (Examples/HybridAppPyQt hung so).
+    resolver = pkgctl_resolver.Resolver(STORE, upstream=UPSTREAM, explicit_consumption=True, window=64 * 1024)
+    outcome = {}
+
+    def scenario():  # on a thread of its own, so a deadlock fails the test instead of hanging it
+        stopping, finished = threading.Event(), threading.Event()
+        task = None
+
+        def on_data(_):
+            if not stopping.is_set():
+                stopping.set()
+                time.sleep(0.3)  # the reporting thread is inside consumed() meanwhile
+                task.stop()
+                outcome["stopped"] = True
+
+        task = resolver.start("GET", "app://www.example.com/app/big.bin", on_data=on_data)
+
+        def report():
+            stopping.wait(10)
+            until = time.monotonic() + 2
+            while time.monotonic() < until and not finished.is_set():
+                task.consumed(1)
+
+        reporter = threading.Thread(target=report, daemon=True)
+        reporter.start()
+        deadline = time.monotonic() + 10
+        while "stopped" not in outcome and time.monotonic() < deadline:
+            select.select([resolver], [], [], 0.05)
+            resolver.dispatch()
+        finished.set()
+        reporter.join(5)
+        outcome["reporter ended"] = not reporter.is_alive()
+
+    runner = threading.Thread(target=scenario, daemon=True)
+    runner.start()
+    runner.join(20)
+    assert not runner.is_alive(), "the stop and the consumption report waited for each other"
+    assert outcome == {"stopped": True, "reporter ended": True}
+    assert resolver.counters().tasks_stopped == 1
+    resolver.close()
