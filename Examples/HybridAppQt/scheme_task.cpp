@@ -2,6 +2,8 @@
 
 #include "scheme_handler.h"
 
+#include <algorithm>
+
 namespace {
 
 QByteArray header(const pkgctl_header *headers, size_t count, const char *name) {
@@ -53,6 +55,11 @@ void onResponse(void *user, int32_t status, const pkgctl_header *headers, size_t
     }
     if (hasBody && status == 200) extent.total = header(headers, count, "Content-Length").toLongLong();
     task->device = new BodyDevice(task->handle, SchemeHandler::instance()->held(), extent);
+    // Qt seeks only to a range's first byte it was given: for a suffix (`bytes=-N`) it seeks
+    // nowhere and reads N bytes from the body's start, right for a resolver 206 (the body is the
+    // last N bytes) but not for a 200 (an origin that ignores Range): place that body here.
+    const qint64 suffix = schemeTaskSuffixLength(task->range);
+    if (status == 200 && extent.total > 0 && suffix > 0) task->device->seek(std::max<qint64>(0, extent.total - suffix));
     QByteArray type = header(headers, count, "Content-Type");
     if (type.isEmpty()) type = "application/octet-stream";
     task->job->reply(type, task->device);
@@ -108,6 +115,14 @@ bool schemeTaskExtentOf(const QByteArray &contentRange, BodyExtent &extent) {
     if (!firstOk || !lastOk || !totalOk || first < 0 || last < first || total <= last) return false;
     extent = {total, first};
     return true;
+}
+
+qint64 schemeTaskSuffixLength(const QByteArray &range) {
+    const QByteArray value = range.trimmed();
+    if (!value.startsWith("bytes=-") || value.contains(',')) return 0;
+    bool ok = false;
+    const qint64 length = value.mid(7).trimmed().toLongLong(&ok);
+    return ok && length > 0 ? length : 0;
 }
 
 QWebEngineUrlRequestJob::Error schemeTaskErrorFor(int status) {

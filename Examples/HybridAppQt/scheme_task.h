@@ -45,5 +45,8 @@ extern const pkgctl_task_callbacks schemeTaskCallbacks;
 // for any other form (`bytes FIRST-LAST/*`, a malformed value).
 bool schemeTaskExtentOf(const QByteArray &contentRange, BodyExtent &extent);
 
+// N of a single suffix Range `bytes=-N` (the last N bytes); 0 for any other Range or none.
+qint64 schemeTaskSuffixLength(const QByteArray &range);
+
 // The error fail() reports for an HTTP status of 400 or more.
 QWebEngineUrlRequestJob::Error schemeTaskErrorFor(int status);
