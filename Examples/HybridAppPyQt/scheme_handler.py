@@ -27,6 +27,14 @@ def _read_body(job):
     return bytes(device.readAll().data())
 
 
+def _suffix_length(value):
+    """N of a single suffix Range `bytes=-N`; 0 for any other Range or none."""
+    value = (value or "").strip()
+    if not value.startswith("bytes=-") or "," in value or not value[7:].strip().isdigit():
+        return 0
+    return int(value[7:].strip())
+
+
 def _extent(status, fields):
     """(the resource's length, the body's first byte in it): from a 206's `Content-Range: bytes
     FIRST-LAST/TOTAL`, a 200's Content-Length ((0, 0) when it has none); (None, None) for a 206
@@ -138,6 +146,12 @@ class _Exchange:
             self.job.fail(QWebEngineUrlRequestJob.Error.RequestFailed)
             return
         self.device = BodyDevice(self.task.consumed, self.job, total=total, first=first)
+        # Qt seeks only to a range's first byte it was given: for a suffix (`bytes=-N`) it seeks
+        # nowhere and reads N bytes from the body's start, right for a resolver 206 (the body is
+        # the last N bytes), not for a 200 (an origin that ignores Range): place that body here.
+        suffix = _suffix_length(self.range)
+        if status == 200 and total > 0 and suffix:
+            self.device.seek(max(0, total - suffix))
         content_type = fields.get("content-type", "application/octet-stream").encode()
         self.job.reply(QByteArray(content_type), self.device)
 
