@@ -88,4 +88,26 @@ struct PyQtHostTests {
         try HybridAppQtMediaTests.expectSeekedWithRanges(stdout: run.stdout, log: log, size: size)
         #expect(run.stderr.contains("late=0 live=0"), "\(run.stderr)")
     }
+
+    /// A page's `Range` gets its bytes from the resolver's 206 (the package) and from an origin
+    /// that ignores Range (`/no-ranges/`, a 200), as in the Qt 6.4 host (`ChromiumRangeTests`).
+    @Test(arguments: [false, true]) func eachRangeGetsItsBytesFromAPartAndFromAWholeAnswer(fromOrigin: Bool) throws {
+        try Data("0123456789abcdefghij".utf8).write(to: URL(fileURLWithPath: originRoot.path + "/data.txt"))
+        let origin = try ResolverOrigin(root: originRoot.path)
+        defer { origin.stop() }
+        let path = fromOrigin ? "/no-ranges/data.txt" : "data.txt"
+        var files = ["data.txt": Array("0123456789abcdefghij".utf8)]
+        for (index, item) in ChromiumRangeTests.cases.enumerated() {
+            files["range\(index).html"] = Array(HybridAppPages.range(path, item.range).utf8)
+        }
+        try sandbox.install("ranges", "1.0.0", routes: ["www.example.com/ranges"], files: files)
+        for (index, item) in ChromiumRangeTests.cases.enumerated() {
+            let run = try run("app://www.example.com/ranges/range\(index).html", origin: origin, waitFor: HybridAppPages.waitForDone)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout.contains(item.expected), "\(item.range): \(run.stdout)")
+            let answer = fromOrigin ? " 200 20B range=\(item.range)" : " 206 "
+            #expect(run.stderr.split(separator: "\n").contains { $0.contains("/data.txt") && $0.contains(answer) },
+                    "\(run.stderr)")
+        }
+    }
 }
