@@ -140,9 +140,9 @@ class _Exchange:
                  for name, value in headers if name.lower() not in _DROPPED_RESPONSE_HEADERS}
         self.job.setAdditionalResponseHeaders(extra)
         total, first = (0, 0) if self.method == "HEAD" or status in (204, 304) else _extent(status, fields)
-        if total is None:
-            # A part whose place or whole Qt cannot tell (`bytes a-b/*`): Qt would answer it as
-            # a 200 starting at byte 0.
+        if total is None or (status == 206 and not self.range):
+            # A part whose place or whole Qt cannot tell (`bytes a-b/*`), or one the page did not
+            # ask for (Qt seeks nowhere then): Qt would answer it as a 200 starting at byte 0.
             self.job.fail(QWebEngineUrlRequestJob.Error.RequestFailed)
             return
         self.device = BodyDevice(self.task.consumed, self.job, total=total, first=first)

@@ -46,9 +46,10 @@ void onResponse(void *user, int32_t status, const pkgctl_header *headers, size_t
     // (BodyDevice::seek): a resolver 206 gives both in Content-Range, a 200 its length.
     const bool hasBody = task->method != "HEAD" && status != 204 && status != 304;
     BodyExtent extent;
-    if (hasBody && status == 206 && !schemeTaskExtentOf(header(headers, count, "Content-Range"), extent)) {
-        // A part whose place or whole Qt cannot tell (`bytes a-b/*`): Qt would answer it as a
-        // 200 starting at byte 0.
+    if (hasBody && status == 206
+        && (task->range.isEmpty() || !schemeTaskExtentOf(header(headers, count, "Content-Range"), extent))) {
+        // A part whose place or whole Qt cannot tell (`bytes a-b/*`), or one the page did not
+        // ask for (Qt seeks nowhere then): Qt would answer it as a 200 starting at byte 0.
         task->job->fail(QWebEngineUrlRequestJob::RequestFailed);
         task->answered = true;
         return;
