@@ -4,7 +4,8 @@
 
 #include <algorithm>
 
-BodyDevice::BodyDevice(pkgctl_task *task, HeldBytes &held, qint64 size) : task(task), held(held), knownSize(size) {
+BodyDevice::BodyDevice(pkgctl_task *task, HeldBytes &held, BodyExtent extent)
+    : task(task), held(held), extent(extent) {
     // Unbuffered: QIODevice's own buffer would hold bytes outside the mutex and the count.
     open(QIODevice::ReadOnly | QIODevice::Unbuffered);
 }
@@ -18,6 +19,7 @@ void BodyDevice::append(const void *bytes, size_t length) {
         const qint64 dropped = std::min<qint64>(skip, qint64(length));
         consumed(dropped);
         skip -= dropped;
+        skipped += dropped;
         queued.append(at + dropped, qsizetype(length) - dropped);
         const qint64 now = held.current += qint64(length) - dropped;
         for (qint64 peak = held.peak; now > peak && !held.peak.compare_exchange_weak(peak, now);) continue;
@@ -67,14 +69,29 @@ bool BodyDevice::atEnd() const {
 
 bool BodyDevice::seek(qint64 position) {
     QMutexLocker locker(&mutex);
-    if (started || position < 0 || knownSize <= 0) return false;  // no length: the whole body, a 200
+    const qint64 offset = position - extent.first;  // from the body's first byte
+    if (offset == skipped + skip + delivered) return true;  // already there (a resolver 206)
+    if (extent.total <= 0 && !started) return false;  // no length: Qt answers a 200, the whole body
+    if (started || offset < skipped) {
+        // Bytes before the body's first byte, or passed already: none to give. Qt 6.4 ignores
+        // seek()'s result, so the next read fails the load instead of giving wrong bytes.
+        failed = true;
+        return false;
+    }
+    skip = offset - skipped;
     // Bytes may be queued already: reply() reaches Qt's IO thread after the first chunks.
-    const qint64 dropped = std::min(position, qint64(queued.size()) - readOffset);
+    const qint64 dropped = std::min(skip, qint64(queued.size()) - readOffset);
     readOffset += dropped;
     held.current -= dropped;
     consumed(dropped);
-    skip = position - dropped;
+    skip -= dropped;
+    skipped += dropped;
     return true;
+}
+
+qint64 BodyDevice::pos() const {
+    QMutexLocker locker(&mutex);
+    return extent.first + skipped + skip + delivered;
 }
 
 qint64 BodyDevice::readData(char *data, qint64 maximum) {
@@ -87,6 +104,7 @@ qint64 BodyDevice::readData(char *data, qint64 maximum) {
     if (count <= 0) return ended ? -1 : 0;
     std::copy_n(queued.constData() + readOffset, count, data);
     readOffset += count;
+    delivered += count;
     held.current -= count;
     consumed(count);
     // Bounded: what waits is at most the resolver's window, dropped once half is read.

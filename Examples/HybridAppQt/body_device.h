@@ -23,10 +23,20 @@ struct HeldBytes {
     std::atomic<qint64> peak{0};
 };
 
+// Where the bytes the resolver sends sit in the resource: Qt needs the resource's length to
+// answer a Range itself (it asks size(), seek()s to the range's first byte, reads the range's
+// length and writes the 206 head).
+struct BodyExtent {
+    // The resource's full length (a 206's `Content-Range: bytes a-b/TOTAL`, a 200's
+    // Content-Length); 0 when unknown: Qt then answers a 200 with the body as it comes.
+    qint64 total = 0;
+    // The offset of the body's first byte in the resource: a 206's `a`, 0 for a 200.
+    qint64 first = 0;
+};
+
 class BodyDevice final : public QIODevice {
 public:
-    // `size`: the body's length when known (0: unknown), which Qt needs to answer a Range itself.
-    BodyDevice(pkgctl_task *task, HeldBytes &held, qint64 size);
+    BodyDevice(pkgctl_task *task, HeldBytes &held, BodyExtent extent);
     ~BodyDevice() override;
 
     // Main thread: queues a chunk for Chromium and tells it (readyRead).
@@ -40,14 +50,21 @@ public:
     // Main thread: reports what Chromium read since the last report.
     void reportConsumed();
 
+    // Sequential: Chromium reads it as a stream, and ends it on read() -1 at atEnd(). Qt 6.4
+    // still calls seek() and size() on it before the first read (README, "Range").
     bool isSequential() const override { return true; }
-    qint64 size() const override { return knownSize; }
+    qint64 size() const override { return extent.total; }
     qint64 bytesAvailable() const override;
     bool atEnd() const override;
-    // Qt 6.4 answers a Range itself: it calls seek(first byte) on the device and reads the
-    // range's length. A stream cannot seek, so the bytes before `position` are dropped as they
-    // arrive (consumed at once) instead; only before the first read.
+    // Qt answers a Range itself: before the first read it calls seek(first byte of the range),
+    // and reads the range's length. The body starts at `extent.first` (a resolver 206: the same
+    // byte, nothing to do); a later position drops the bytes before it as they arrive (a
+    // resolver 200, e.g. from an origin that ignores Range). A position before the body's first
+    // byte, or any seek once reading started, fails the body: Chromium's next read fails
+    // (net::ERR_FAILED) rather than getting bytes from the wrong offset.
     bool seek(qint64 position) override;
+    // The offset in the resource of the next byte Chromium reads.
+    qint64 pos() const override;
 
 protected:
     qint64 readData(char *data, qint64 maximum) override;
@@ -63,9 +80,10 @@ private:
     // Main thread only.
     pkgctl_task *task;
     HeldBytes &held;
-    const qint64 knownSize;
+    const BodyExtent extent;
     QByteArray queued;
     qint64 readOffset = 0;
-    qint64 skip = 0;
+    // Bytes to drop before the position Qt sought, and those dropped so far; bytes read.
+    qint64 skip = 0, skipped = 0, delivered = 0;
     bool started = false, ended = false, failed = false;
 };

@@ -47,13 +47,15 @@ void SchemeHandler::requestStarted(QWebEngineUrlRequestJob *job) {
     task->method = job->requestMethod();
     task->shownUrl = logEscaped(encoded);
     // Without Accept-Encoding: Chromium passes a custom scheme's body to the page as it is, so
-    // a precompressed (.br/.gz) answer must never be chosen. Without Range and If-Range: Qt
-    // answers a range itself (BodyDevice::seek), from the whole body.
+    // a precompressed (.br/.gz) answer must never be chosen. With Range and If-Range: the
+    // resolver answers the part (a 206), and Qt, which answers a range itself, seek()s the
+    // device to the part's first byte, where its body starts (BodyDevice::seek).
     const QMap<QByteArray, QByteArray> requestHeaders = job->requestHeaders();
     std::vector<pkgctl_header> fields;
     for (auto field = requestHeaders.cbegin(); field != requestHeaders.cend(); ++field) {
         const QByteArray name = field.key().toLower();
-        if (name == "accept-encoding" || name == "range" || name == "if-range") continue;
+        if (name == "accept-encoding") continue;
+        if (name == "range") task->range = field.value();
         fields.push_back({field.key().constData(), field.value().constData()});
     }
     task->resourceClass = resourceClass(requestHeaders.value("Accept"), url);
@@ -84,11 +86,14 @@ SchemeTask *SchemeHandler::find(void *user) {
 }
 
 void SchemeHandler::log(const SchemeTask &task, bool ended, const QString &note) const {
-    const QString status = ended ? QString::number(task.status) : "-";
-    const QString bytes = ended ? QString::number(task.bytes) + "B" : "-";
-    logLine(QString("%1 %2 %3 %4 %5 %6%7")
+    // A stopped task's status once its head came: a stopped 206 is still a part.
+    const QString status = ended || task.status > 0 ? QString::number(task.status) : "-";
+    // The bytes the resolver delivered so far, also for a stopped task: what crossed the scheme.
+    const QString bytes = ended || task.bytes > 0 ? QString::number(task.bytes) + "B" : "-";
+    const QString range = task.range.isEmpty() ? QString() : " range=" + logEscaped(task.range);
+    logLine(QString("%1 %2 %3 %4 %5 %6%7%8")
                 .arg(QString::fromUtf8(task.method), task.shownUrl, status, task.resourceClass, task.source, bytes,
-                     note.isEmpty() ? QString() : " (" + note + ")"));
+                     range, note.isEmpty() ? QString() : " (" + note + ")"));
 }
 
 void SchemeHandler::ended(SchemeTask *task, const QString *failure) {

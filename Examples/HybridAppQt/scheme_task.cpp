@@ -2,6 +2,8 @@
 
 #include "scheme_handler.h"
 
+#include <algorithm>
+
 namespace {
 
 QByteArray header(const pkgctl_header *headers, size_t count, const char *name) {
@@ -40,11 +42,25 @@ void onResponse(void *user, int32_t status, const pkgctl_header *headers, size_t
         task->answered = true;
         return;
     }
-    // Qt answers a Range itself from the whole body and its length (BodyDevice::seek); a
-    // length it is not given is no range: the page gets the whole body with a 200.
+    // Qt answers a Range itself from the resource's length and the body's first byte
+    // (BodyDevice::seek): a resolver 206 gives both in Content-Range, a 200 its length.
     const bool hasBody = task->method != "HEAD" && status != 204 && status != 304;
-    const qint64 length = hasBody && status == 200 ? header(headers, count, "Content-Length").toLongLong() : 0;
-    task->device = new BodyDevice(task->handle, SchemeHandler::instance()->held(), length);
+    BodyExtent extent;
+    if (hasBody && status == 206
+        && (task->range.isEmpty() || !schemeTaskExtentOf(header(headers, count, "Content-Range"), extent))) {
+        // A part whose place or whole Qt cannot tell (`bytes a-b/*`), or one the page did not
+        // ask for (Qt seeks nowhere then): Qt would answer it as a 200 starting at byte 0.
+        task->job->fail(QWebEngineUrlRequestJob::RequestFailed);
+        task->answered = true;
+        return;
+    }
+    if (hasBody && status == 200) extent.total = header(headers, count, "Content-Length").toLongLong();
+    task->device = new BodyDevice(task->handle, SchemeHandler::instance()->held(), extent);
+    // Qt seeks only to a range's first byte it was given: for a suffix (`bytes=-N`) it seeks
+    // nowhere and reads N bytes from the body's start, right for a resolver 206 (the body is the
+    // last N bytes) but not for a 200 (an origin that ignores Range): place that body here.
+    const qint64 suffix = schemeTaskSuffixLength(task->range);
+    if (status == 200 && extent.total > 0 && suffix > 0) task->device->seek(std::max<qint64>(0, extent.total - suffix));
     QByteArray type = header(headers, count, "Content-Type");
     if (type.isEmpty()) type = "application/octet-stream";
     task->job->reply(type, task->device);
@@ -86,6 +102,29 @@ void onEnd(void *user, int32_t result, const char *message) {
 }  // namespace
 
 const pkgctl_task_callbacks schemeTaskCallbacks = {onResponse, onData, onEnd};
+
+bool schemeTaskExtentOf(const QByteArray &contentRange, BodyExtent &extent) {
+    // `bytes FIRST-LAST/TOTAL` (RFC 9110 §14.4), each a decimal number, LAST < TOTAL.
+    const QByteArray value = contentRange.trimmed();
+    if (!value.startsWith("bytes ")) return false;
+    const qsizetype dash = value.indexOf('-'), slash = value.indexOf('/');
+    if (dash < 0 || slash < dash) return false;
+    bool firstOk = false, lastOk = false, totalOk = false;
+    const qint64 first = value.mid(6, dash - 6).trimmed().toLongLong(&firstOk);
+    const qint64 last = value.mid(dash + 1, slash - dash - 1).toLongLong(&lastOk);
+    const qint64 total = value.mid(slash + 1).toLongLong(&totalOk);
+    if (!firstOk || !lastOk || !totalOk || first < 0 || last < first || total <= last) return false;
+    extent = {total, first};
+    return true;
+}
+
+qint64 schemeTaskSuffixLength(const QByteArray &range) {
+    const QByteArray value = range.trimmed();
+    if (!value.startsWith("bytes=-") || value.contains(',')) return 0;
+    bool ok = false;
+    const qint64 length = value.mid(7).trimmed().toLongLong(&ok);
+    return ok && length > 0 ? length : 0;
+}
 
 QWebEngineUrlRequestJob::Error schemeTaskErrorFor(int status) {
     switch (status) {

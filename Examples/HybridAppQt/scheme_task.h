@@ -25,6 +25,8 @@ struct SchemeTask {
     BodyDevice *device = nullptr;
     QUrl url;
     QByteArray method;
+    // The request's Range as the page sent it (empty: none), for the log.
+    QByteArray range;
     // As the log shows them.
     QString shownUrl;
     const char *resourceClass = "other";
@@ -38,6 +40,13 @@ struct SchemeTask {
 
 // The callbacks every task is started with.
 extern const pkgctl_task_callbacks schemeTaskCallbacks;
+
+// A 206's `Content-Range: bytes FIRST-LAST/TOTAL` as a body's place in the resource; false
+// for any other form (`bytes FIRST-LAST/*`, a malformed value).
+bool schemeTaskExtentOf(const QByteArray &contentRange, BodyExtent &extent);
+
+// N of a single suffix Range `bytes=-N` (the last N bytes); 0 for any other Range or none.
+qint64 schemeTaskSuffixLength(const QByteArray &range);
 
 // The error fail() reports for an HTTP status of 400 or more.
 QWebEngineUrlRequestJob::Error schemeTaskErrorFor(int status);

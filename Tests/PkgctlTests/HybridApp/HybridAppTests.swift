@@ -224,9 +224,9 @@ struct HybridAppTests {
     }
 
     /// A `Range` from the page gets its bytes with a 206. WebKit passes the header to the app and
-    /// the resolver answers the range; Qt 6.4 answers a single range itself from the whole body,
-    /// its length and a `seek()` on the app's device (`BodyDevice::seek`), so the Qt app's log
-    /// shows the resolver's 200 while the page sees Qt's 206.
+    /// the resolver answers the range; Qt 6.4 answers a single range itself from the resource's
+    /// length and a `seek()` on the app's device, which holds the resolver's 206 from its first
+    /// byte (`BodyDevice::seek`).
     @Test(arguments: HybridApp.available) func aRangeRequestGetsItsBytes(app: HybridApp) throws {
         try sandbox.install("app", "1.0.0", routes: ["www.example.com/app"], files: [
             "data.txt": Array("0123456789abcdefghij".utf8),

@@ -7,6 +7,9 @@ import Foundation
 enum MediaFixture {
     /// The builds that play media through GStreamer, and so take `--media-plugin`: the WebKitGTK apps.
     static let apps = HybridApp.available.filter { ["swift", "c"].contains($0.name) }
+    /// The Qt WebEngine build (Chromium), which plays media with no plugin: Chromium's
+    /// requests reach its scheme handler with their `Range`.
+    static let qtApp = HybridApp.available.first { $0.name == "qt" }
     /// The folder of libgstpkgctl.so (Examples/gst-pkgctl), from `GST_PKGCTL_PLUGIN`.
     static let plugin: String? = ProcessInfo.processInfo.environment["GST_PKGCTL_PLUGIN"].flatMap {
         FileManager.default.isReadableFile(atPath: $0 + "/libgstpkgctl.so") ? $0 : nil

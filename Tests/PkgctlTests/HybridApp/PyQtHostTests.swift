@@ -20,6 +20,7 @@ struct PyQtHostTests {
                                               + "headers: { 'Content-Type': 'text/plain' } })").utf8),
             "missing.html": Array(Self.page(fetch: "fetch('/app/missing.json')",
                                             image: "<img src='missing.png' onerror=\"image.textContent='image:error'\">").utf8),
+            "video.html": Array(HybridAppMediaTests.page.utf8),
         ])
     }
 
@@ -71,5 +72,42 @@ struct PyQtHostTests {
         #expect(run.stdout.contains("image:error"), "\(run.stdout)")
         #expect(run.stdout.contains(">waiting<"), "fetch settled: \(run.stdout)")
         #expect(run.stderr.contains("/app/missing.json 0 0B (failed:"), "\(run.stderr)")
+    }
+
+    /// `<video>` from the package seeks to 18 s of 20: Chromium's ranges reach the resolver, Qt
+    /// 6.11 answers each from the host's device placed at the 206's first byte
+    /// (`body_device.py`), and far less than the file crosses the scheme for the seek
+    /// (`HybridAppQtMediaTests.expectSeekedWithRanges` says which bounds and why).
+    @Test func aVideoInThePackageSeeksToNearItsEndReadingOnlyRanges() throws {
+        let video = try MediaFixture.file()
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: video)[.size] as? Int)
+        try FileManager.default.copyItem(atPath: video, toPath: sandbox.root + "/packages/app/1.0.0/big.webm")
+        let run = try run("app://www.example.com/app/video.html", waitFor: HybridAppPages.waitForDone, timeout: 90)
+        #expect(run.status == 0, "\(run.stderr)")
+        let log = run.stderr.split(separator: "\n").map(String.init)
+        try HybridAppQtMediaTests.expectSeekedWithRanges(stdout: run.stdout, log: log, size: size)
+        #expect(run.stderr.contains("late=0 live=0"), "\(run.stderr)")
+    }
+
+    /// A page's `Range` gets its bytes from the resolver's 206 (the package) and from an origin
+    /// that ignores Range (`/no-ranges/`, a 200), as in the Qt 6.4 host (`ChromiumRangeTests`).
+    @Test(arguments: [false, true]) func eachRangeGetsItsBytesFromAPartAndFromAWholeAnswer(fromOrigin: Bool) throws {
+        try Data("0123456789abcdefghij".utf8).write(to: URL(fileURLWithPath: originRoot.path + "/data.txt"))
+        let origin = try ResolverOrigin(root: originRoot.path)
+        defer { origin.stop() }
+        let path = fromOrigin ? "/no-ranges/data.txt" : "data.txt"
+        var files = ["data.txt": Array("0123456789abcdefghij".utf8)]
+        for (index, item) in ChromiumRangeTests.cases.enumerated() {
+            files["range\(index).html"] = Array(HybridAppPages.range(path, item.range).utf8)
+        }
+        try sandbox.install("ranges", "1.0.0", routes: ["www.example.com/ranges"], files: files)
+        for (index, item) in ChromiumRangeTests.cases.enumerated() {
+            let run = try run("app://www.example.com/ranges/range\(index).html", origin: origin, waitFor: HybridAppPages.waitForDone)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.stdout.contains(item.expected), "\(item.range): \(run.stdout)")
+            let answer = fromOrigin ? " 200 20B range=\(item.range)" : " 206 "
+            #expect(run.stderr.split(separator: "\n").contains { $0.contains("/data.txt") && $0.contains(answer) },
+                    "\(run.stderr)")
+        }
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 
 /// A loopback HTTPS nginx (test CA from TestCertificateAuthority) with the
 /// locations the resolver tests need, beside the transfer tests' NginxOrigin:
-/// static files, `/set-cookie/`, `/no-store/`, `/private/`, `/always-500/`,
+/// static files, `/set-cookie/`, `/no-store/`, `/private/`, `/always-500/`, `/no-ranges/` (ignores `Range`: a 200),
 /// `/slow/` (limit_rate), `/stream/` (limit_rate, no-store), `/echo-cookie` and `/echo-post` (the body is logged);
 /// and negotiation as image CDNs do it: `…/negotiate/NAME` (at any depth) sends `NAME.webp` (type image/webp) when
 /// `Accept` names image/webp and `NAME` otherwise, with `Vary: Accept`; `/vary-star/` and
@@ -55,6 +55,7 @@ final class ResolverOrigin: @unchecked Sendable {
                         location /vary-star/ { alias "\(root)/"; add_header Vary "*"; }
                         location /vary-encoding/ { alias "\(root)/"; add_header Vary "Accept-Encoding"; }
                         location /always-500/ { return 500 "broken\\n"; }
+                        location /no-ranges/ { alias "\(root)/"; max_ranges 0; }
                         location /slow/ { alias "\(root)/"; limit_rate \(slowRate); }
                         location /stream/ { alias "\(root)/"; limit_rate \(slowRate); add_header Cache-Control "no-store"; }
                         location = /echo-cookie { default_type text/plain; return 200 "cookie=$http_cookie ua=$http_user_agent\\n"; }
