@@ -1,7 +1,6 @@
 #include "scheme_handler.h"
 
 #include "log.h"
-#include "resource_class.h"
 
 #include <QMap>
 #include <QWebEngineUrlRequestJob>
@@ -58,7 +57,16 @@ void SchemeHandler::requestStarted(QWebEngineUrlRequestJob *job) {
         if (name == "range") task->range = field.value();
         fields.push_back({field.key().constData(), field.value().constData()});
     }
-    task->resourceClass = resourceClass(requestHeaders.value("Accept"), url);
+    // Where the answer will come from and its class, for the log line, before the task starts:
+    // the plan the resolver follows (a write-through meanwhile may turn an origin into the overlay).
+    pkgctl_request_plan plan = {};
+    plan.struct_size = sizeof plan;
+    if (pkgctl_resolver_plan(resolver, task->method.constData(), encoded.constData(), fields.data(), fields.size(),
+                             &plan) != PKGCTL_OK) {
+        plan.source = plan.resource_class = 0;  // logged as "unknown"; the task says what is wrong
+    }
+    task->resourceClass = pkgctl_resource_class_name(plan.resource_class);
+    task->source = pkgctl_source_name(plan.source);
     // Qt 6.4 gives a scheme handler no request body (no requestBody(): see README): a POST
     // reaches the resolver with an empty one.
     task->handle = pkgctl_task_start(resolver, task->method.constData(), encoded.constData(), fields.data(),

@@ -13,20 +13,10 @@ QByteArray header(const pkgctl_header *headers, size_t count, const char *name) 
     return {};
 }
 
-bool hasHeader(const pkgctl_header *headers, size_t count, const char *name) {
-    for (size_t index = 0; index < count; index++) {
-        if (qstricmp(headers[index].name, name) == 0) return true;
-    }
-    return false;
-}
-
 void onResponse(void *user, int32_t status, const pkgctl_header *headers, size_t count) {
     SchemeTask *task = SchemeHandler::instance()->find(user);
     if (!task || !task->job) return;
     task->status = status;
-    // The C ABI does not say where an answer came from. A local answer (package or overlay)
-    // carries no Date, which a server adds; an origin's does (RFC 9110 §6.6.1).
-    task->source = hasHeader(headers, count, "Date") ? "origin" : "local";
     const QByteArray location = header(headers, count, "Location");
     if (status >= 300 && status < 400 && status != 304 && !location.isEmpty()) {
         // Qt answers with a 303 of its own to `location` and Chromium follows it (a new job);
