@@ -5,9 +5,25 @@ import Testing
 /// libpkgctl-resolver0 (the shared library) and libpkgctl-resolver-dev (header, .so link,
 /// pkg-config file, static library).
 enum ResolverPackages {
-    static let exports = ["pkgctl_resolver_create", "pkgctl_resolver_destroy", "pkgctl_resolver_dispatch",
-                          "pkgctl_resolver_fd", "pkgctl_resolver_get_counters", "pkgctl_task_consumed",
-                          "pkgctl_task_start", "pkgctl_task_stop"]
+    /// The functions the library exports and the version node of each, as the version script
+    /// `Sources/CPkgResolver/resolver.map` lists them (`NODE { global: name; … }`), sorted by name.
+    static let versionedExports: [(name: String, node: String)] = {
+        let map = (try? String(contentsOfFile: BundleFixtures.repository + "/Sources/CPkgResolver/resolver.map",
+                               encoding: .utf8)) ?? ""
+        var node = "", exports: [(name: String, node: String)] = []
+        for line in map.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            if line.hasPrefix("PKGCTL_RESOLVER_"), line.hasSuffix("{") {
+                node = String(line.dropLast()).trimmingCharacters(in: .whitespaces)
+            } else if line.hasPrefix("pkgctl_"), line.hasSuffix(";") {
+                exports.append((String(line.dropLast()), node))
+            }
+        }
+        return exports.sorted { $0.name < $1.name }
+    }()
+    /// The exported functions' names, sorted.
+    static var exports: [String] { versionedExports.map(\.name) }
+    /// The version nodes, sorted.
+    static var nodes: [String] { Set(versionedExports.map(\.node)).sorted() }
     static let libdir = "usr/lib/x86_64-linux-gnu"
 
     /// The version in PKGCTL_DEB's name: the packages are built together, with one version.
@@ -77,7 +93,8 @@ struct ResolverPackageTests {
                 "\(fields)")
         let symbols = try PackagingCommand.require("/usr/bin/dpkg-deb", ["-I", ResolverPackages.library, "symbols"])
         #expect(symbols.hasPrefix("libpkgctl-resolver.so.0 libpkgctl-resolver0 #MINVER#\n"), "\(symbols)")
-        for name in ResolverPackages.exports { #expect(symbols.contains(" \(name)@PKGCTL_RESOLVER_0 "), "\(name)") }
+        #expect(ResolverPackages.exports.count >= 12, "resolver.map read: \(ResolverPackages.versionedExports)")
+        for (name, node) in ResolverPackages.versionedExports { #expect(symbols.contains(" \(name)@\(node) "), "\(name)") }
         let triggers = try PackagingCommand.require("/usr/bin/dpkg-deb", ["-I", ResolverPackages.library, "triggers"])
         #expect(triggers == "activate-noawait ldconfig\n")
     }
@@ -132,7 +149,7 @@ struct ResolverPackageTests {
         // Defined global symbols of the dynamic table: the header's functions and the version node.
         let exported = try PackagingCommand.require("/usr/bin/nm", ["-D", "--defined-only", "--extern-only", library])
             .split(separator: "\n").compactMap { $0.split(separator: " ").last.map(String.init) }.sorted()
-        #expect(exported == (ResolverPackages.exports.map { $0 + "@@PKGCTL_RESOLVER_0" } + ["PKGCTL_RESOLVER_0"]).sorted(),
+        #expect(exported == (ResolverPackages.versionedExports.map { $0.name + "@@" + $0.node } + ResolverPackages.nodes).sorted(),
                 "\(exported)")
         let sections = try PackagingCommand.require("/usr/bin/readelf", ["-S", library])
         #expect(!sections.contains(".symtab") && !sections.contains(".debug_"), "not stripped")
