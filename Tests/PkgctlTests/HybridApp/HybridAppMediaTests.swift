@@ -78,11 +78,7 @@ extension WebEngineSuites {
         let size: Int
 
         init() throws {
-            sandbox = try ResolveSandbox()
-            video = try MediaFixture.file()
-            size = try #require(try FileManager.default.attributesOfItem(atPath: video)[.size] as? Int)
-            try sandbox.install("media", "1.0.0", routes: ["www.example.com/app"],
-                                files: ["index.html": Array(Self.page.utf8), "storm.html": Array(Self.seekStorm.utf8)])
+            (sandbox, video, size) = try MediaFixture.installedWithPages(page: Self.page, seekStorm: Self.seekStorm)
         }
 
         func run(_ app: HybridApp, origin: ResolverOrigin? = nil, page: String = "index.html") throws -> HybridAppProcess.Result {

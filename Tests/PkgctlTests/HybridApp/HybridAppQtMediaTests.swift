@@ -15,12 +15,8 @@ extension WebEngineSuites {
         let size: Int
 
         init() throws {
-            sandbox = try ResolveSandbox()
-            video = try MediaFixture.file()
-            size = try #require(try FileManager.default.attributesOfItem(atPath: video)[.size] as? Int)
-            try sandbox.install("media", "1.0.0", routes: ["www.example.com/app"],
-                                files: ["index.html": Array(HybridAppMediaTests.page.utf8),
-                                        "storm.html": Array(HybridAppMediaTests.seekStorm.utf8)])
+            (sandbox, video, size) = try MediaFixture.installedWithPages(page: HybridAppMediaTests.page,
+                                                                         seekStorm: HybridAppMediaTests.seekStorm)
         }
 
         func run(origin: ResolverOrigin? = nil, page: String = "index.html") throws -> HybridAppProcess.Result {

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// What the media tests need: the plugin's folder, and their video: 20 s of VP8 noise at
 /// 640x360 in WebM, about 19 MB (noise does not compress, so the size is the bitrate's), a
@@ -24,6 +25,17 @@ enum MediaFixture {
 
     /// The path of the WebM, made if no earlier run left it.
     static func file() throws -> String { try made.get() }
+
+    /// A store of its own holding the video with `page` (`index.html`) and `seekStorm`
+    /// (`storm.html`) as package `media`, routed at `www.example.com/app`; the video's path and size.
+    static func installedWithPages(page: String, seekStorm: String) throws -> (sandbox: ResolveSandbox, video: String, size: Int) {
+        let sandbox = try ResolveSandbox()
+        let video = try file()
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: video)[.size] as? Int)
+        try sandbox.install("media", "1.0.0", routes: ["www.example.com/app"],
+                            files: ["index.html": Array(page.utf8), "storm.html": Array(seekStorm.utf8)])
+        return (sandbox, video, size)
+    }
 
     private static func make() throws(TestSupportError) -> String {
         if let size = try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int, size > 15_000_000 { return path }
