@@ -143,7 +143,13 @@ pkgctl_task *pkgctl_task_start(pkgctl_resolver *resolver, const char *method, co
                                const void *body, size_t body_length,
                                const pkgctl_task_callbacks *callbacks, void *user);
 
-/** Reports `length` body bytes of the task used (with `explicit_consumption`); safe from any thread. */
+/**
+ * Reports `length` body bytes of the task used (with `explicit_consumption`); safe from any
+ * thread, and inside the task's own callbacks. From another thread it waits while a callback of
+ * the task runs on the dispatching thread: do not call it holding anything such a callback may
+ * wait for (a lock the callback takes before pkgctl_task_stop(), say), or report consumption on
+ * the dispatching thread, as the example hosts do.
+ */
 void pkgctl_task_consumed(pkgctl_task *task, size_t length);
 
 /**
