@@ -7,11 +7,9 @@ import NIOHTTP1
 package enum HostField {
     /// Why `head` must be refused, in one line; nil when its `Host` field is acceptable.
     package static func refusal(for head: HTTPRequestHead) -> String? {
-        let fields = head.headers.reduce(into: 0) { count, field in
-            if field.name.utf8.count == 4, field.name.lowercased() == "host" { count += 1 }
-        }
-        if fields > 1 { return "request has \(fields) Host header fields; RFC 9112 allows one" }
-        guard let value = head.headers.first(name: "Host") else {
+        let values = head.headers["Host"]  // every field of that name, any case, one value each
+        if values.count > 1 { return "request has \(values.count) Host header fields; RFC 9112 allows one" }
+        guard let value = values.first else {
             let isHTTP11OrLater = head.version.major > 1 || (head.version.major == 1 && head.version.minor >= 1)
             return isHTTP11OrLater ? "HTTP/1.1 request without a Host header field" : nil
         }

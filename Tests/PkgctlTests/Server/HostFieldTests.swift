@@ -31,8 +31,7 @@ import Testing
         let temp = try TemporaryDirectory()
         let origin = temp.path + "/origin"
         let store = PackageStore(root: temp.path + "/store")
-        try Publisher(outputDirectory: origin).publish(source: BundleFixtures.demoSource("1.0.0"), name: "demo",
-                                                       version: "1.0.0", routes: ["www.example.com/app"])
+        try BundleFixtures.publishDemo(["1.0.0"], into: origin)
         #expect(try Updater(store: store, manifestURL: "file://" + origin + "/manifest.json").run().succeeded)
         let resolver = try Resolver(store: store)
         let server = PreviewServer(resolver: resolver, configuration: PreviewServerConfiguration(
