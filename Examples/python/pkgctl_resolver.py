@@ -15,6 +15,7 @@ After Task.stop() returns on the dispatching thread (inside a callback too), no 
 that task runs; from another thread it waits for one in progress, and none starts after it.
 The library is found by ctypes.util.find_library("pkgctl-resolver"), or PKGCTL_RESOLVER_LIBRARY.
 """
+import collections
 import ctypes
 import ctypes.util
 import os
@@ -49,16 +50,9 @@ class _Plan(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_uint32), ("source", ctypes.c_int32), ("resource_class", ctypes.c_int32)]
 
 
-class Plan(tuple):
-    """What Resolver.plan() says: `source` ("package", "overlay", "origin", "offline", "refused")
-    and `resource_class` ("html", "script", "style", "image", "other"), the library's names."""
-    __slots__ = ()
-
-    def __new__(cls, source, resource_class):
-        return tuple.__new__(cls, (source, resource_class))
-
-    source = property(lambda self: self[0])
-    resource_class = property(lambda self: self[1])
+Plan = collections.namedtuple("Plan", ["source", "resource_class"])
+Plan.__doc__ = """What Resolver.plan() says: `source` ("package", "overlay", "origin", "offline", "refused")
+and `resource_class` ("html", "script", "style", "image", "other"), the library's names."""
 
 
 class Counters(ctypes.Structure):
