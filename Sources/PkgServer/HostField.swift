@@ -18,26 +18,32 @@ package enum HostField {
 
     /// `uri-host [":" port]` (RFC 3986): a reg-name of unreserved, sub-delims and %XX, or an
     /// IP literal in brackets, then digits after a colon. Empty is allowed (a target with no authority).
+    /// Read as contiguous bytes: every request passes here.
     private static func isValid(_ value: String) -> Bool {
-        var host = Substring(value)
-        if host.hasPrefix("[") {
-            guard let close = host.firstIndex(of: "]") else { return false }
-            let literal = host[host.index(after: host.startIndex)..<close]
-            guard !literal.isEmpty, literal.utf8.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
+        var value = value
+        return value.withUTF8(isValid(bytes:))
+    }
+
+    private static func isValid(bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        if bytes.first == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return false }
+            let literal = bytes[1..<close]
+            guard !literal.isEmpty, literal.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
             else { return false }
-            host = host[host.index(after: close)...]
-            return host.isEmpty || isPort(host)
+            let rest = bytes[(close + 1)...]
+            return rest.isEmpty || isPort(rest)
         }
-        if let colon = host.lastIndex(of: ":") {
-            guard isPort(host[colon...]) else { return false }
-            host = host[..<colon]
+        var hostEnd = bytes.endIndex
+        if let colon = bytes.lastIndex(of: UInt8(ascii: ":")) {
+            guard isPort(bytes[colon...]) else { return false }
+            hostEnd = colon
         }
-        return host.utf8.allSatisfy(isRegNameByte)
+        return bytes[..<hostEnd].allSatisfy(isRegNameByte)
     }
 
     /// `":" *DIGIT`.
-    private static func isPort(_ text: Substring) -> Bool {
-        text.first == ":" && text.utf8.dropFirst().allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    private static func isPort(_ text: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        text.first == UInt8(ascii: ":") && text.dropFirst().allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
@@ -49,8 +55,13 @@ package enum HostField {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             return true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"),
+             UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
+             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="),
+             UInt8(ascii: "%"):
+            return true
         default:
-            return "-._~!$&'()*+,;=%".utf8.contains(byte)
+            return false
         }
     }
 }

@@ -24,6 +24,8 @@ extension PreviewHandler {
                                                           defaultHost: configuration.defaultHost) else {
             return sendError(.badRequest, "request target '\(head.uri.escapedForMessage)' names no resource", context: context)
         }
+        // Whether a route holds the path of a GET or HEAD that missed: its 404 needs no base-path advice.
+        var isRouted = false
         if head.method == .GET || head.method == .HEAD {
             if configuration.redirectsRoot, request.rawPath == "/", head.uri.hasPrefix("/"),
                let entry = resolver.entryPath(forHost: request.host) {
@@ -34,15 +36,17 @@ extension PreviewHandler {
                 return finish(context: context, last: head)
             }
             do {
-                if let answer = try resolver.answerLocally(request) {
-                    return sendLocal(answer, context: context)
+                switch try resolver.locate(request) {
+                case .local(let answer, _): return sendLocal(answer, context: context)
+                case .miss(let miss): isRouted = miss.isRouted
                 }
             } catch {
                 return sendError(.badRequest, error.message, context: context)
             }
         }
         if configuration.offline {
-            return sendError(.notFound, notFoundMessage(for: request, referer: head.headers.first(name: "Referer")),
+            return sendError(.notFound, notFoundMessage(for: request, isRouted: isRouted,
+                                                        referer: head.headers.first(name: "Referer")),
                              context: context)
         }
         let task = ChannelResourceTask(request: request, resolver: resolver, handler: self, context: context)
@@ -53,11 +57,13 @@ extension PreviewHandler {
     /// The body of the 404 for `request` when nothing goes to the origin: what it is not in, true
     /// to what is served, then, for a path outside every route, the base path the page's build
     /// likely needs (``BasePathAdvice``).
-    private func notFoundMessage(for request: ResourceRequest, referer: String?) -> String {
+    private func notFoundMessage(for request: ResourceRequest, isRouted: Bool, referer: String?) -> String {
         let url = request.url.escapedForMessage
         let missing = resolver.servedFolder.map { "\(url) is not in the build folder \($0.escapedForMessage)" }
             ?? "\(url) is in no installed package (offline)"
-        guard let advice = basePathAdvice.advice(for: request, referer: referer, resolver: resolver) else { return missing }
+        guard !isRouted, let advice = basePathAdvice.advice(for: request, referer: referer, resolver: resolver) else {
+            return missing
+        }
         return missing + "; " + advice
     }
 

@@ -33,8 +33,14 @@ extension Overlay {
     /// `Content-Type` and the `Vary` value to answer with; nil when none is stored for them.
     func openRepresentation(key: String, headers: [(name: String, value: String)])
         -> (file: LocalFile, contentType: String, vary: String)? {
-        let directory = Self.representationDirectory(for: key)
-        guard let fieldsFile = open(directory + "/fields"), let fields = Self.text(of: fieldsFile) else { return nil }
+        // A key with no representations is remembered by the key, not its directory: a miss
+        // then costs no SHA-256. (No relative path holds a NUL.)
+        var directory = ""
+        let fieldsFile = open(rememberedAs: key + "\u{0}vary") {
+            directory = Self.representationDirectory(for: key)
+            return directory + "/fields"
+        }
+        guard let fieldsFile, let fields = Self.text(of: fieldsFile) else { return nil }
         let names = fields.split(separator: "\n").map(String.init)
         guard !names.isEmpty, names.count <= VaryHeader.maximumFields else { return nil }
         let name = directory + "/" + Self.valuesDigest(names, headers)

@@ -65,20 +65,27 @@ final class Overlay: Sendable {
     /// Opens the overlay file for `key`, refusing symlinks and escapes; nil without a look
     /// when `key` was found absent lately.
     func open(_ key: String) -> LocalFile? {
+        open(rememberedAs: key) { key }
+    }
+
+    /// Opens the file at `relativePath()`, remembering its absence as `name` (cheaper to make
+    /// than the path): nil without a look, and without making the path, when `name` was found
+    /// absent lately.
+    func open(rememberedAs name: String, relativePath: () -> String) -> LocalFile? {
         let now = coarseMonotonicNanoseconds()
         let generation: Int? = absent.withLock { absent in
             if now - absent.since > Self.absenceMilliseconds * 1_000_000 {
                 absent.keys.removeAll(keepingCapacity: true)
                 absent.since = now
             }
-            return absent.keys.contains(key) ? nil : absent.generation
+            return absent.keys.contains(name) ? nil : absent.generation
         }
         guard let generation else { return nil }
-        if let file = LocalFile.open(under: directoryDescriptor, directory: root, relativePath: key) { return file }
+        if let file = LocalFile.open(under: directoryDescriptor, directory: root, relativePath: relativePath()) { return file }
         // Only a definite "not there" is remembered; EMFILE and the like may pass.
         guard errno == ENOENT || errno == ENOTDIR else { return nil }
         absent.withLock { absent in
-            if absent.generation == generation, absent.keys.count < Self.absenceLimit { absent.keys.insert(key) }
+            if absent.generation == generation, absent.keys.count < Self.absenceLimit { absent.keys.insert(name) }
         }
         return nil
     }

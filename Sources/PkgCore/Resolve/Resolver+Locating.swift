@@ -39,20 +39,26 @@ extension Resolver {
         }
     }
 
-    enum Location {
+    /// Where a request's answer is: here, or not (then it is a task's).
+    package enum Location {
         case local(LocalAnswer, ResourceClass)
         case miss(Miss)
     }
 
     /// A request neither the package nor the overlay answers (every non-GET/HEAD one is such):
     /// what its upstream plan is built from, only when it is fetched or planned.
-    struct Miss {
+    package struct Miss {
         let resourceClass: ResourceClass
         let match: RouteMatch?
         let overlayKey: String?
+
+        /// Whether a route of the active versions holds the request's path.
+        package var isRouted: Bool { match != nil }
     }
 
-    func locate(_ request: ResourceRequest) throws(PkgError) -> Location {
+    /// The local answer to `request` or its miss, routing it once (``answerLocally(_:)`` without
+    /// dropping the miss, for a server that words its 404 by it).
+    package func locate(_ request: ResourceRequest) throws(PkgError) -> Location {
         let path = try RequestPath.decode(request.rawPath)
         try RequestPath.checkQuery(request.query)
         let resourceClass = ResourceClass.classify(accept: request.header("Accept"), path: path)
