@@ -43,8 +43,8 @@ let package = Package(
             // the decoders' branches (libpng and libjpeg themselves are Debian's, uninstrumented).
             cSettings: Context.environment["PKGCTL_FUZZ"] == "1"
                 ? [.unsafeFlags(["-fsanitize=fuzzer-no-link,address"])] : [],
-            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("webp"), .linkedLibrary("avif"),
-                             .linkedLibrary("m")]
+            // libavif is not linked: avif.c opens it on first use (why: there).
+            linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("webp"), .linkedLibrary("m")]
         ),
         .target(
             name: "PkgCore",
