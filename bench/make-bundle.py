@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Writes a realistic web bundle source tree: about 1,500 files and 25 MB of
 html/js/css/json text (compressible) and images (incompressible), nested
-folders. Deterministic (seeded). Usage: make-bundle.py OUT_DIR [SEED]"""
+folders. Deterministic (seeded). SCALE multiplies the number of files (6.666 gives
+about 10,000). Usage: make-bundle.py OUT_DIR [SEED] [SCALE]"""
 import os, random, sys
 
 out = sys.argv[1]
 rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 1)
+scale = float(sys.argv[3]) if len(sys.argv) > 3 else 1.0
 words = ("const let function return value state render props module export import "
          "div span class style color margin padding button input form table data "
          "user item list page view layout grid flex border width height").split()
@@ -29,7 +31,7 @@ plan = [  # (folder pattern, count, extension, size range, binary)
 files = 0
 total = 0
 for folder, count, ext, (low, high), binary in plan:
-    for i in range(count):
+    for i in range(round(count * scale)):
         directory = os.path.join(out, folder.format(i % 12))
         os.makedirs(directory, exist_ok=True)
         size = rng.randint(low, high)
