@@ -20,8 +20,12 @@ extension PackageStore {
         try install(entry, archive: archive, limits: limits, workers: workers, checkSpace: true, replacing: replacing)
     }
 
+    /// With `discardingArchive` (a download the store staged), the zip is unlinked once
+    /// extracted, before the flush: its dirty pages are then never written (a `syncfs` with it
+    /// still there wrote the whole zip to disk, as many bytes again as a bundle's deflated size).
     func install(_ entry: ManifestEntry, archive: String, limits: ExtractionLimits,
-                 workers: Int, checkSpace: Bool, replacing: Bool = false) throws -> VersionRecord {
+                 workers: Int, checkSpace: Bool, replacing: Bool = false,
+                 discardingArchive: Bool = false) throws -> VersionRecord {
         try layout.prepare()
         let label = "\(entry.name) \(entry.version)"
         try checkInstallable(entry, replacing: replacing)
@@ -29,7 +33,9 @@ extension PackageStore {
         let contents = try extractor.inspect()
         if checkSpace { try ensureRoomToExtract(contents, label: label) }
         return try installStaged(entry, replacing: replacing) { staging in
-            try extractor.extract(contents, into: staging, workers: workers)
+            let index = try extractor.extract(contents, into: staging, workers: workers)
+            if discardingArchive, unlink(archive) != 0, errno != ENOENT { throw fileSystemError("unlink", archive) }
+            return index
         }
     }
 

@@ -41,7 +41,8 @@ struct ReleaseDownload {
                 progress(.downloading(name: entry.name, version: entry.version, received: received, total: total))
             }
             progress(.extracting(name: entry.name, version: entry.version))
-            _ = try store.install(entry, archive: zip, limits: limits, workers: workers, replacing: true)
+            _ = try store.install(entry, archive: zip, limits: limits, workers: workers, checkSpace: true, replacing: true,
+                                  discardingArchive: true)
         }
     }
 
