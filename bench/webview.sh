@@ -64,8 +64,8 @@ url() {
 }
 # The wait-for expression records loadEventEnd in the DOM it then prints; the React page's
 # only once React has mounted its tree. A kind that never renders a page is reported as such,
-# and its engine's ratios are then to pkgctl serve: WebKitGTK loads none of a Vite build's
-# module scripts from file:// (they are crossorigin, and a file: page's origin is opaque).
+# and its engine's ratios are then to pkgctl serve: WebKitGTK runs no module script from a
+# file: page (module scripts are fetched in CORS mode), and a Vite build's chunks are all modules.
 timing="performance.getEntriesByType('navigation')[0].loadEventEnd > 0 && (document.documentElement.dataset.openMs = performance.getEntriesByType('navigation')[0].loadEventEnd)"
 declare -A ready=([demo]="" [react]="document.getElementById('root').childElementCount > 0 && ")
 declare -A runner=([app]=$app [appc]=$app_c [serve]=$app [file]=$app [appqt]=$app_qt [serveqt]=$app_qt [fileqt]=$app_qt)
