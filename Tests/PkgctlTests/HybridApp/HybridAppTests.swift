@@ -64,6 +64,42 @@ extension WebEngineSuites {
             #expect(run.engineWarnings.isEmpty, "\(run.engineWarnings)")
         }
 
+        /// A real React production build (Streamlit's front-end, `ReactBuildFixture`) published,
+        /// installed and opened offline: React mounts its tree in `#root`, every script and
+        /// stylesheet the page loads (the entry, its 57 modulepreloaded chunks, the stylesheet, and
+        /// any chunk imported later) is answered 200 from the package, and nothing goes to an
+        /// origin: the app's `fetch()` of its absent backend (`_stcore/health`) fails offline, or,
+        /// in Qt 6.4, never reaches the scheme (`HybridApp.fetchesTheScheme`).
+        @Test(arguments: HybridApp.available) func aReactBuildRendersFromThePackageOffline(app: HybridApp) throws {
+            let store = try TemporaryDirectory()
+            let root = try ReactBuildFixture.installed(in: store)
+            let page = "app://\(ReactBuildFixture.route)/"
+            let run = try HybridAppProcess.run(app, ["--root", root, "--offline", "--dump-dom", "--wait-for", ReactBuildFixture.mounted,
+                                                     "--timeout", "90", page])
+            #expect(run.status == 0, "\(run.log.suffix(20))")
+            #expect(run.stdout.contains(#"<div id="root"><"#) && run.stdout.contains(#"data-testid="stApp""#),
+                    "React did not mount: \(run.stdout.suffix(2000))")
+            func served(_ path: String) -> String {
+                page + path + app.served(200, path.hasSuffix(".css") ? "style" : "script", from: .package)
+            }
+            let loaded = try ReactBuildFixture.loadedByIndex()
+            #expect(loaded.count == 59, "\(loaded)")
+            for path in loaded {
+                #expect(run.log.contains { $0.contains(served(path)) }, "\(path) not served from the package: \(run.log)")
+            }
+            for line in run.log {
+                guard let url = line.split(separator: " ").first(where: { $0.hasPrefix("app://") }),
+                      url.hasSuffix(".js") || url.hasSuffix(".css") else { continue }
+                #expect(line.contains(served(String(url.dropFirst(page.count)))), "\(line)")
+            }
+            #expect(!run.log.contains { $0.range(of: #" [0-9-]+ [a-z]+ origin "#, options: .regularExpression) != nil }, "\(run.log)")
+            if app.fetchesTheScheme {
+                #expect(run.log.contains { $0.contains(page + "_stcore/health") && $0.contains("(offline)") }, "\(run.log)")
+            } else {
+                #expect(run.fetchRefused, "\(run.log)")
+            }
+        }
+
         /// A command line the app cannot run is refused with a line naming what is missing and the
         /// usage status (64), before any window opens.
         @Test(arguments: HybridApp.available) func aCommandLineWithoutItsStoreIsRefused(app: HybridApp) throws {
