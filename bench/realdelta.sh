@@ -236,7 +236,7 @@ def pkgctl_run(label, name, a_dir, b_dir, b_version, a_version, run_index):
     shutil.rmtree(plain)
     result = dict(wire=sum(int(l[3]) for l in lines), requests=len(lines), kinds=kinds, plain_s=plain_s,
                   delta_file=int(deltas[0][1]) if deltas else None,
-                  zip=os.path.getsize(os.path.join(out, f"{name}-{b_version}.zip")),
+                  zip=int(next(l.split() for l in printed.splitlines() if ".zip " in l)[1]),
                   pack_s=pack_s, update_s=update_s, rss_mb=rss_kb / 1024)
     shutil.rmtree(store)
     shutil.rmtree(out)
