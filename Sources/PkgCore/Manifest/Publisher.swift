@@ -122,7 +122,7 @@ public struct Publisher: Sendable {
         // The siblings live only until they are packed and published.
         return try StagingDirectory.run(in: outputDirectory, prefix: ".precompress") { staging in
             var all = files
-            if precompress { all += try Precompressor.encode(files, into: staging.path) }
+            if precompress { all += try Precompressor.encode(files, into: staging.path, workers: workers) }
             for writer in siblingWriters { all += try writer.siblings(of: files, into: staging.path) }
             return try publish(all)
         }

@@ -5,9 +5,9 @@ import Testing
 /// `pack` runs the zip beside the objects and the tree deltas of several bases at once: what it
 /// writes must not depend on how many threads it had.
 @Suite struct ParallelPackTests {
-    /// Three releases (the third with deltas from both earlier ones) published on one thread and
-    /// on two and three give the same files with the same bytes: zips, objects, indexes, deltas
-    /// and manifests.
+    /// Three releases (the third with deltas from both earlier ones, all with `.br` and `.gz`
+    /// siblings) published on one thread and on two and three give the same files with the same
+    /// bytes: zips, objects, indexes, deltas and manifests.
     @Test func oneTwoOrThreeThreadsPublishTheSameBytes() throws {
         let sources = try TemporaryDirectory()
         let third = sources.path("1.2.0")
@@ -26,12 +26,15 @@ import Testing
             var entries: [ManifestEntry] = []
             for (version, source) in releases {
                 entries.append(try publisher.publish(source: source, name: "demo", version: version,
-                                                     routes: ["www.example.com/app"], deltaFrom: 2))
+                                                     routes: ["www.example.com/app"], precompress: true,
+                                                     deltaFrom: 2))
             }
             #expect(entries.map(\.deltas.count) == [0, 1, 2])
             trees.append(try Self.files(in: origin.path))
         }
         #expect(trees[0].keys.contains { $0.hasPrefix("deltas/") })
+        let index = try #require(trees[0].first { $0.key.hasPrefix("index/demo-1.2.0.") }?.value)
+        #expect(String(decoding: index, as: UTF8.self).contains("\"app.js.br\""))
         for tree in trees.dropFirst() {
             #expect(tree.keys.sorted() == trees[0].keys.sorted())
             for (path, bytes) in trees[0] { #expect(tree[path] == bytes, "\(path) differs") }
