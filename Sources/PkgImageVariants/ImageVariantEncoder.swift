@@ -47,9 +47,10 @@ public enum ImageVariantEncoder {
     /// and what it declined, in the order of `files`.
     ///
     /// Each image is decoded and encoded on one of `workers` threads (nil: one a processor), one
-    /// image a thread at a time (no codec context is shared; libaom and dav1d run with one thread
-    /// each); the bytes and the report do not depend on `workers`. An error is the one of the
-    /// first file, in order, that fails.
+    /// image a thread at a time: CImageCodec makes and frees every codec object per call, none is
+    /// shared, libaom and dav1d run with one thread each, and the libraries' one-time set-up is
+    /// guarded (`pthread_once` in libaom and dav1d, a mutex in libwebp). The bytes and the report
+    /// do not depend on `workers`. An error is the one of the first file, in order, that fails.
     public static func encode(_ files: [BundleFile], into staging: String, formats: [ImageFormat],
                               workers: Int? = nil) throws -> ImageVariantReport {
         let names = Set(files.map(\.name))
