@@ -5,7 +5,8 @@ import PkgCore
 /// Writes `X.png.avif`, `X.png.webp`, `X.jpg.webp`, … beside a bundle's PNG and JPEG files, which
 /// the resolver serves to clients whose `Accept` names the format. Decoding, encoding and SSIM
 /// are Debian's libpng, libjpeg-turbo, libwebp and libavif (libaom to encode, dav1d to decode)
-/// through CImageCodec; the same input gives the same bytes (one thread, fixed settings).
+/// through CImageCodec; the same input gives the same bytes (fixed settings, one codec thread an
+/// image, images on as many threads as there are processors).
 ///
 /// Rules, for each original and format:
 /// - **Keep** a sibling only when it is at least 10 % smaller than the original (less does not
@@ -43,57 +44,76 @@ public enum ImageVariantEncoder {
 
     /// Encodes each PNG and JPEG of `files` into `staging` (a directory the caller owns and
     /// removes) as `formats`, under its bundle name plus `.avif` / `.webp`; returns what it wrote
-    /// and what it declined.
-    public static func encode(_ files: [BundleFile], into staging: String, formats: [ImageFormat]) throws -> ImageVariantReport {
+    /// and what it declined, in the order of `files`.
+    ///
+    /// Each image is decoded and encoded on one of `workers` threads (nil: one a processor), one
+    /// image a thread at a time: CImageCodec makes and frees every codec object per call, none is
+    /// shared, libaom and dav1d run with one thread each, and the libraries' one-time set-up is
+    /// guarded (`pthread_once` in libaom and dav1d, a mutex in libwebp). The bytes and the report
+    /// do not depend on `workers`. An error is the one of the first file, in order, that fails.
+    public static func encode(_ files: [BundleFile], into staging: String, formats: [ImageFormat],
+                              workers: Int? = nil) throws -> ImageVariantReport {
         let names = Set(files.map(\.name))
-        var report = ImageVariantReport()
-        for file in files {
-            guard decoder(for: file.name) != nil else { continue }
-            let wanted = ImageFormat.allCases.filter { formats.contains($0) && !names.contains(file.name + $0.fileSuffix) }
-            guard !wanted.isEmpty else { continue }
-            func decline(_ reason: String) {
-                report.declined += wanted.map { ImageVariantDecline(name: file.name + $0.fileSuffix, reason: reason) }
-            }
-            var info = stat()
-            guard stat(file.path, &info) == 0 else { throw fileSystemError("stat", file.path) }
-            let originalSize = Int(info.st_size)
-            guard originalSize >= minimumSize else { continue }
-            guard originalSize <= maximumSize else {
-                decline("\(originalSize) bytes is above the limit of \(maximumSize)")
-                continue
-            }
-            guard let bytes = try FileSystem.read(file.path) else { throw fileSystemError("read", file.path) }
-            // By its bytes first: sites ship PNGs named .jpg and the other way round, and
-            // browsers draw them.
-            let isPNG = bytes.starts(with: Self.pngSignature) || (!bytes.starts(with: Self.jpegStart) && Self.isPNG(file.name))
-            let decoder: DecodedImage.Decoder = isPNG ? pkg_png_decode : pkg_jpeg_decode
-            let original: DecodedImage
-            do {
-                original = try DecodedImage.decode(bytes, with: decoder, maximumPixels: maximumPixels)
-            } catch let failure as ImageCodecFailure where !failure.isCorrupt {
-                decline(failure.reason)
-                continue
-            } catch let failure as ImageCodecFailure {
-                throw PkgError(.invalidArgument, "image variants: \(file.path.escapedForMessage): \(failure.reason)")
-            }
-            let lossless = isPNG
-                && (!original.isOpaque || original.colourCount(upTo: paletteLimit) <= paletteLimit)
-            for format in wanted {
-                let candidate = VariantCandidate(file: file, original: original, originalSize: originalSize, format: format)
-                switch try candidate.outcome(lossless: lossless) {
-                case .keep(let bytes, let ssim, let quality):
-                    let target = staging + "/" + candidate.name
-                    try FileSystem.makeDirectories(PathName.parent(target))
-                    try FileSystem.writeAtomically(bytes, to: target)
-                    report.written.append(ImageVariantResult(
-                        file: BundleFile(name: candidate.name, path: target), original: file.name, format: format,
-                        originalSize: originalSize, size: bytes.count, ssim: ssim, lossless: quality == nil, quality: quality))
-                case .decline(let reason):
-                    report.declined.append(ImageVariantDecline(name: candidate.name, reason: reason))
-                }
-            }
-            try dropAVIFNoSmallerThanWebP(of: file.name, from: &report)
+        let images = files.filter { decoder(for: $0.name) != nil }
+        let reports = try WorkerThreads.map(images.count, workers: workers ?? WorkerThreads.available) { index in
+            try variants(of: images[index], besides: names, into: staging, formats: formats)
         }
+        var report = ImageVariantReport()
+        for each in reports {
+            report.written += each.written
+            report.declined += each.declined
+        }
+        return report
+    }
+
+    /// The siblings of the PNG or JPEG `file` in `formats` that the bundle (`names`) lacks,
+    /// written into `staging`.
+    private static func variants(of file: BundleFile, besides names: Set<String>, into staging: String,
+                                 formats: [ImageFormat]) throws -> ImageVariantReport {
+        var report = ImageVariantReport()
+        let wanted = ImageFormat.allCases.filter { formats.contains($0) && !names.contains(file.name + $0.fileSuffix) }
+        guard !wanted.isEmpty else { return report }
+        func declined(_ reason: String) -> ImageVariantReport {
+            report.declined += wanted.map { ImageVariantDecline(name: file.name + $0.fileSuffix, reason: reason) }
+            return report
+        }
+        var info = stat()
+        guard stat(file.path, &info) == 0 else { throw fileSystemError("stat", file.path) }
+        let originalSize = Int(info.st_size)
+        guard originalSize >= minimumSize else { return report }
+        guard originalSize <= maximumSize else {
+            return declined("\(originalSize) bytes is above the limit of \(maximumSize)")
+        }
+        guard let bytes = try FileSystem.read(file.path) else { throw fileSystemError("read", file.path) }
+        // By its bytes first: sites ship PNGs named .jpg and the other way round, and
+        // browsers draw them.
+        let isPNG = bytes.starts(with: Self.pngSignature) || (!bytes.starts(with: Self.jpegStart) && Self.isPNG(file.name))
+        let decoder: DecodedImage.Decoder = isPNG ? pkg_png_decode : pkg_jpeg_decode
+        let original: DecodedImage
+        do {
+            original = try DecodedImage.decode(bytes, with: decoder, maximumPixels: maximumPixels)
+        } catch let failure as ImageCodecFailure where !failure.isCorrupt {
+            return declined(failure.reason)
+        } catch let failure as ImageCodecFailure {
+            throw PkgError(.invalidArgument, "image variants: \(file.path.escapedForMessage): \(failure.reason)")
+        }
+        let lossless = isPNG
+            && (!original.isOpaque || original.colourCount(upTo: paletteLimit) <= paletteLimit)
+        for format in wanted {
+            let candidate = VariantCandidate(file: file, original: original, originalSize: originalSize, format: format)
+            switch try candidate.outcome(lossless: lossless) {
+            case .keep(let bytes, let ssim, let quality):
+                let target = staging + "/" + candidate.name
+                try FileSystem.makeDirectories(PathName.parent(target))
+                try FileSystem.writeAtomically(bytes, to: target)
+                report.written.append(ImageVariantResult(
+                    file: BundleFile(name: candidate.name, path: target), original: file.name, format: format,
+                    originalSize: originalSize, size: bytes.count, ssim: ssim, lossless: quality == nil, quality: quality))
+            case .decline(let reason):
+                report.declined.append(ImageVariantDecline(name: candidate.name, reason: reason))
+            }
+        }
+        try dropAVIFNoSmallerThanWebP(of: file.name, from: &report)
         return report
     }
 

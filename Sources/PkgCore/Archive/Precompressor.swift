@@ -16,28 +16,36 @@ public enum Precompressor {
     /// Larger files are skipped (zlib takes 32-bit lengths; packing stays bounded).
     public static let maximumSize = 256 << 20
 
-    /// Compresses each eligible file of `files` into `staging` (a directory the
-    /// caller owns and removes), under its bundle name plus `.br` / `.gz`;
-    /// returns the files written.
-    public static func encode(_ files: [BundleFile], into staging: String) throws -> [BundleFile] {
+    /// Compresses each eligible file of `files` into `staging` (a directory the caller owns and
+    /// removes), under its bundle name plus `.br` / `.gz`; returns the files written, in the
+    /// order of `files`. The files are compressed on up to `workers` threads (nil: one a
+    /// processor); what is written does not depend on it.
+    public static func encode(_ files: [BundleFile], into staging: String, workers: Int? = nil) throws -> [BundleFile] {
         let names = Set(files.map(\.name))
+        let compressible = files.filter { isCompressible($0.name) }
+        return try WorkerThreads.map(compressible.count, workers: workers ?? WorkerThreads.available) { index in
+            try encode(compressible[index], besides: names, into: staging)
+        }.flatMap { $0 }
+    }
+
+    /// The `.br` and `.gz` siblings of `file` worth keeping that the bundle (`names`) lacks,
+    /// written into `staging`.
+    private static func encode(_ file: BundleFile, besides names: Set<String>, into staging: String) throws -> [BundleFile] {
+        var info = stat()
+        guard stat(file.path, &info) == 0 else { throw fileSystemError("stat", file.path) }
+        guard (minimumSize...maximumSize).contains(Int(info.st_size)) else { return [] }
+        guard let bytes = try FileSystem.read(file.path) else { throw fileSystemError("read", file.path) }
         var written: [BundleFile] = []
-        for file in files where isCompressible(file.name) {
-            var info = stat()
-            guard stat(file.path, &info) == 0 else { throw fileSystemError("stat", file.path) }
-            guard (minimumSize...maximumSize).contains(Int(info.st_size)) else { continue }
-            guard let bytes = try FileSystem.read(file.path) else { throw fileSystemError("read", file.path) }
-            for coding in ContentCoding.allCases where !names.contains(file.name + coding.fileSuffix) {
-                let encoded = try encode(bytes, as: coding, path: file.path)
-                guard encoded.count * 10 <= bytes.count * 9, encoded.count + Self.minimumSaving <= bytes.count else {
-                    continue
-                }
-                let name = file.name + coding.fileSuffix
-                let target = staging + "/" + name
-                try FileSystem.makeDirectories(PathName.parent(target))
-                try FileSystem.writeAtomically(encoded, to: target)
-                written.append(BundleFile(name: name, path: target))
+        for coding in ContentCoding.allCases where !names.contains(file.name + coding.fileSuffix) {
+            let encoded = try encode(bytes, as: coding, path: file.path)
+            guard encoded.count * 10 <= bytes.count * 9, encoded.count + Self.minimumSaving <= bytes.count else {
+                continue
             }
+            let name = file.name + coding.fileSuffix
+            let target = staging + "/" + name
+            try FileSystem.makeDirectories(PathName.parent(target))
+            try FileSystem.writeAtomically(encoded, to: target)
+            written.append(BundleFile(name: name, path: target))
         }
         return written
     }

@@ -55,6 +55,17 @@ extension Publisher {
                        + "and devices may run it; publish the change as a new version")
     }
 
+    /// Whether ``refuseRepublishing(name:version:sha256:in:force:)`` may refuse some zip of
+    /// `version` of `name`: the manifest names that version, or a zip of it is in the folder.
+    func mayRefuseRepublishing(name: String, version: String, in manifest: Manifest) -> Bool {
+        let named = manifest.packages.contains { entry in
+            entry.name == name && ([Release(entry)] + (entry.rollout?.previous.map { [$0] } ?? []))
+                .contains { PackageVersion($0.version) == PackageVersion(version) }
+        }
+        let prefix = "\(name)-\(version)."
+        return named || ((try? FileSystem.contents(of: outputDirectory + "/zips")) ?? []).contains { $0.hasPrefix(prefix) }
+    }
+
     /// Whether a manifest archived here ever gave `name`'s release with zip `sha256` to a device:
     /// listed without a rollout, above 0 %, or with pinned devices (a release lowered to 0 %
     /// with force is still on the devices that took it).

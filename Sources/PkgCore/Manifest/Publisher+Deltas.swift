@@ -8,32 +8,45 @@ extension Publisher {
     /// its own bytes; one already written between the same trees is reused), and returns their references.
     func publishDeltas(to target: PublishedFileIndex, name: String, version: String,
                        from count: Int) throws -> [DeltaReference] {
+        try publishDeltas(treeDeltas(to: target, name: name, version: version, from: count))
+    }
+
+    /// The tree deltas ``publishDeltas(to:name:version:from:)`` writes, computed but not
+    /// written; the objects of `target` must be published already. The bases are compressed on
+    /// up to ``workers`` threads, each holding its base's bytes and a zstd context of its
+    /// window; the list is in the order of the bases, newest first.
+    func treeDeltas(to target: PublishedFileIndex, name: String, version: String,
+                    from count: Int) throws -> [PendingDelta] {
         guard count > 0 else { return [] }
         let targetDigest = TreeDigest.of(target)
-        var references: [DeltaReference] = []
-        for (baseVersion, base) in try earlierIndexes(of: name, before: version).prefix(count) {
-            let baseDigest = TreeDigest.of(base)
-            guard baseDigest != targetDigest else { continue }
-            let relative: String
-            if let existing = try publishedDelta(from: baseDigest, to: targetDigest) {
-                relative = existing
-            } else {
-                let writer = TreeDeltaWriter()
-                guard let bytes = try writer.delta(from: base, to: target, contents: { sha256 in
-                    let object = outputDirectory + "/" + PublishedFileIndex.objectPath(sha256)
-                    guard let bytes = try FileSystem.read(object) else { throw fileSystemError("read", object) }
-                    return bytes
-                }) else { continue }
-                relative = PublishedLayout.delta(base: baseDigest, target: targetDigest,
-                                                 sha256: SHA256.hash(data: bytes).hexString)
-                try writeContentNamed(bytes, to: relative)
+        let bases = try earlierIndexes(of: name, before: version).prefix(count)
+            .map { (version: $0.0, index: $0.1, digest: TreeDigest.of($0.1)) }
+            .filter { $0.digest != targetDigest }
+        let pending = try WorkerThreads.map(bases.count, workers: workers) { number -> PendingDelta? in
+            let base = bases[number]
+            if let existing = try publishedDelta(from: base.digest, to: targetDigest) {
+                return PendingDelta(from: base.version, base: base.digest, target: targetDigest, url: existing, bytes: nil)
             }
-            let path = outputDirectory + "/" + relative
-            let digest = try FileHasher.hash(file: path)
-            references.append(DeltaReference(from: baseVersion, base: baseDigest, target: targetDigest, url: relative,
-                                             sha256: digest.sha256, size: digest.size))
+            guard let bytes = try TreeDeltaWriter().delta(from: base.index, to: target, contents: { sha256 in
+                let object = outputDirectory + "/" + PublishedFileIndex.objectPath(sha256)
+                guard let bytes = try FileSystem.read(object) else { throw fileSystemError("read", object) }
+                return bytes
+            }) else { return nil }
+            let url = PublishedLayout.delta(base: base.digest, target: targetDigest,
+                                            sha256: SHA256.hash(data: bytes).hexString)
+            return PendingDelta(from: base.version, base: base.digest, target: targetDigest, url: url, bytes: bytes)
         }
-        return references
+        return pending.compactMap { $0 }
+    }
+
+    /// Writes the deltas of `pending` not yet in the output directory, in order; returns their references.
+    func publishDeltas(_ pending: [PendingDelta]) throws -> [DeltaReference] {
+        try pending.map { delta in
+            if let bytes = delta.bytes { try writeContentNamed(bytes, to: delta.url) }
+            let digest = try FileHasher.hash(file: outputDirectory + "/" + delta.url)
+            return DeltaReference(from: delta.from, base: delta.base, target: delta.target, url: delta.url,
+                                  sha256: digest.sha256, size: digest.size)
+        }
     }
 
     /// The delta already published between the trees `base` and `target`, if any.

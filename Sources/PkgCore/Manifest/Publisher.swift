@@ -13,6 +13,9 @@ import Glibc
 public struct Publisher: Sendable {
     /// The directory receiving zips and `manifest.json`.
     public let outputDirectory: String
+    /// Threads a pack runs its independent work on (the zip beside the objects, one tree delta
+    /// a base); the bytes written do not depend on it.
+    package var workers = WorkerThreads.available
 
     /// A publisher writing into `outputDirectory` (created when missing).
     public init(outputDirectory: String) {
@@ -36,7 +39,7 @@ public struct Publisher: Sendable {
     /// (``Precompressor``). `spaFallback` names the bundle's document served for
     /// navigations that match no file (``ManifestEntry/spaFallback``). Tree deltas
     /// from the `deltaFrom` newest earlier versions published here are written too
-    /// (``publishDeltas(to:name:version:from:)``). `immutable` globs name files served as
+    /// (``treeDeltas(to:name:version:from:)``). `immutable` globs name files served as
     /// never changing (``ManifestEntry/immutable``), `headers` response headers for some files
     /// (``ManifestEntry/headers``); a glob of either that matches no file is refused. A `critical`
     /// release activates at once on devices that keep activation windows (``ManifestEntry/critical``).
@@ -81,10 +84,25 @@ public struct Publisher: Sendable {
                             revoked: revokedBefore, force: force)
 
         func publish(_ files: [BundleFile]) throws -> ManifestEntry {
-            let (fileName, digest) = try packZip(files, name: name, version: version) { sha256 in
-                try refuseRepublishing(name: name, version: version, sha256: sha256, in: manifest, force: force)
-            }
-            let zipPath = outputDirectory + "/" + fileName
+            // The zip and the per-file work (hashes, objects, tree deltas) are independent
+            // until the index: one thread each. A version published before may be refused
+            // once its zip is hashed, leaving nothing written: then the zip goes first.
+            let known = manifest
+            let republishing = mayRefuseRepublishing(name: name, version: version, in: known)
+            let ((fileName, digest, compressedSizes), (files, deltas)) = try WorkerThreads.both(
+                workers: republishing ? 1 : workers,
+                {
+                    let (fileName, digest) = try packZip(files, name: name, version: version) { sha256 in
+                        try refuseRepublishing(name: name, version: version, sha256: sha256, in: known, force: force)
+                    }
+                    let zip = try ZipArchive(path: outputDirectory + "/" + fileName, label: "\(name) \(version)")
+                    return (fileName, digest, try zip.compressedSizes())
+                },
+                {
+                    let files = try publishObjects(files)
+                    return (files, try treeDeltas(to: PublishedFileIndex(files: files), name: name, version: version,
+                                                  from: deltaFrom))
+                })
             var entry = ManifestEntry(name: name, version: version, url: fileName,
                                       sha256: digest.sha256, size: digest.size, routes: routes,
                                       revoked: revokedBefore)
@@ -94,10 +112,8 @@ public struct Publisher: Sendable {
             entry.headers = headers
             entry.critical = critical
             entry.prefetch = prefetch
-            let compressedSizes = try ZipArchive(path: zipPath, label: "\(name) \(version)").compressedSizes()
-            let (index, reference) = try publishFiles(files, compressedSizes: compressedSizes, name: name, version: version)
-            entry.index = reference
-            entry.deltas = try publishDeltas(to: index, name: name, version: version, from: deltaFrom)
+            entry.index = try publishIndex(of: files, compressedSizes: compressedSizes, name: name, version: version)
+            entry.deltas = try publishDeltas(deltas)
             entry.rollout = rollout(of: entry, percent: rolloutPercent, replacing: previous)
             try replace(entry, in: &manifest, signer: signer)
             return entry
@@ -106,17 +122,15 @@ public struct Publisher: Sendable {
         // The siblings live only until they are packed and published.
         return try StagingDirectory.run(in: outputDirectory, prefix: ".precompress") { staging in
             var all = files
-            if precompress { all += try Precompressor.encode(files, into: staging.path) }
+            if precompress { all += try Precompressor.encode(files, into: staging.path, workers: workers) }
             for writer in siblingWriters { all += try writer.siblings(of: files, into: staging.path) }
             return try publish(all)
         }
     }
 
-    /// Writes every file of the bundle as an object (once: objects are named by
-    /// content) and the version's index, with each file's deflated size from the zip;
-    /// returns the index and its reference.
-    private func publishFiles(_ bundleFiles: [BundleFile], compressedSizes: [String: UInt64], name: String,
-                              version: String) throws -> (PublishedFileIndex, IndexReference) {
+    /// Writes every file of the bundle as an object (once: objects are named by content);
+    /// returns the index's files, sorted by path, without their deflated sizes.
+    private func publishObjects(_ bundleFiles: [BundleFile]) throws -> [PublishedFileIndex.File] {
         var files: [PublishedFileIndex.File] = []
         for bundleFile in bundleFiles.sorted(by: { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }) {
             let file = bundleFile.path, path = bundleFile.name
@@ -127,17 +141,27 @@ public struct Publisher: Sendable {
             let sha256 = SHA256.hash(data: bytes).hexString
             try writeContentNamed(bytes, to: PublishedFileIndex.objectPath(sha256))
             files.append(.init(path: path, sha256: sha256, size: UInt64(bytes.count),
-                               mode: info.st_mode & 0o111 != 0 ? 0o755 : 0o644,  // informational: installs use 0644
-                               compressedSize: compressedSizes[path].map { min($0, UInt64(bytes.count)) }))
+                               mode: info.st_mode & 0o111 != 0 ? 0o755 : 0o644))  // informational: installs use 0644
+        }
+        return files
+    }
+
+    /// Writes the version's index of `files`, with each file's deflated size from the zip;
+    /// returns its reference.
+    private func publishIndex(of files: [PublishedFileIndex.File], compressedSizes: [String: UInt64], name: String,
+                              version: String) throws -> IndexReference {
+        let files = files.map { file in
+            var file = file
+            file.compressedSize = compressedSizes[file.path].map { min($0, file.size) }
+            return file
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let index = PublishedFileIndex(files: files)
-        let bytes = Array(try encoder.encode(index))
+        let bytes = Array(try encoder.encode(PublishedFileIndex(files: files)))
         let sha256 = SHA256.hash(data: bytes).hexString
         let relative = PublishedLayout.index(name: name, version: version, sha256: sha256)
         try writeContentNamed(bytes, to: relative)
-        return (index, IndexReference(url: relative, sha256: sha256, size: UInt64(bytes.count)))
+        return IndexReference(url: relative, sha256: sha256, size: UInt64(bytes.count))
     }
 
     var manifestPath: String { outputDirectory + "/manifest.json" }

@@ -123,22 +123,31 @@ import Testing
         #expect(try FileManager.default.subpathsOfDirectory(atPath: staging.path) == ["photo.png.avif"])
     }
 
-    @Test func encodingTwiceGivesTheSameBytes() throws {
+    /// Images are encoded on several threads at once: the siblings, their order and the report
+    /// are the same on one thread as on two or three.
+    @Test func encodingOnOneTwoOrThreeThreadsGivesTheSameBytes() throws {
         let source = try TemporaryDirectory()
         let photo = try Self.image("photo.png", Self.photo, in: source)
         let jpeg = try Self.image("photo.jpg", [source.path("photo.png"), "-quality", "90"], in: source)
         let soft = try Self.image("soft.png", ["-size", "200x200", "xc:none", "-fill", "#2ec27e",
                                                "-draw", "circle 100,100 100,30", "-blur", "0x4"], in: source)
+        let tiny = try Self.image("tiny.png", ["-size", "8x8", "xc:red"], in: source)
+        let files = [photo, tiny, jpeg, soft]
         let first = try TemporaryDirectory()
-        let second = try TemporaryDirectory()
-        let one = try ImageVariantEncoder.encode([photo, jpeg, soft], into: first.path, formats: [.avif, .webp])
-        let two = try ImageVariantEncoder.encode([photo, jpeg, soft], into: second.path, formats: [.avif, .webp])
-
+        let one = try ImageVariantEncoder.encode(files, into: first.path, formats: [.avif, .webp], workers: 1)
         #expect(one.written.count == 5, "\(one.written.map(\.file.name))")  // soft.png's AVIF is larger than its WebP
-        #expect(one.written.map(\.file.name) == two.written.map(\.file.name))
-        for name in one.written.map(\.file.name) {
-            #expect(FileManager.default.contents(atPath: first.path(name)) == FileManager.default.contents(atPath: second.path(name)),
-                    "\(name) differs")
+        #expect(one.declined.map(\.name) == ["soft.png.avif"])
+
+        for workers in [2, 3] {
+            let staging = try TemporaryDirectory()
+            let other = try ImageVariantEncoder.encode(files, into: staging.path, formats: [.avif, .webp], workers: workers)
+            #expect(other.declined == one.declined)
+            #expect(other.written.map { [$0.file.name, $0.original, $0.settings, "\($0.size)", "\($0.ssim)"] }
+                    == one.written.map { [$0.file.name, $0.original, $0.settings, "\($0.size)", "\($0.ssim)"] })
+            for name in one.written.map(\.file.name) {
+                #expect(FileManager.default.contents(atPath: first.path(name)) == FileManager.default.contents(atPath: staging.path(name)),
+                        "\(name) differs on \(workers) threads")
+            }
         }
     }
 
@@ -160,6 +169,23 @@ import Testing
                 "\(error.message)")
         #expect(!error.message.contains("\n"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: staging.path).isEmpty)
+    }
+
+    /// Of two corrupt images encoded at once, the error is the first one's in the bundle's order.
+    @Test func ofTwoCorruptImagesTheFirstInOrderIsTheError() throws {
+        let source = try TemporaryDirectory()
+        let staging = try TemporaryDirectory()
+        let photo = try Self.image("a.png", Self.photo, in: source)
+        let broken = try source.write([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Array(repeating: 7, count: 2000),
+                                      to: "b.png")
+        let alsoBroken = try source.write([0xFF, 0xD8, 0xFF, 0xE0] + Array(repeating: 7, count: 2000), to: "c.jpg")
+        let files = [photo, BundleFile(name: "b.png", path: broken), BundleFile(name: "c.jpg", path: alsoBroken)]
+        for workers in [1, 2, 3] {
+            let error = try #require(throws: PkgError.self) {
+                try ImageVariantEncoder.encode(files, into: staging.path, formats: [.webp], workers: workers)
+            }
+            #expect(error.message.hasPrefix("image variants: \(broken): "), "\(error.message)")
+        }
     }
 
     @Test func oddImagesAreSkippedWithAReasonOrReadAsEightBits() throws {
