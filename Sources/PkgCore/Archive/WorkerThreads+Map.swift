@@ -47,8 +47,9 @@ extension WorkerThreads {
             }
         }
         let (firstOutcome, secondOutcome) = outcomes.withLock { $0 }
-        let a = try firstOutcome!.get()
-        // A thread that could not be started left `second` to this one.
-        return (a, try secondOutcome?.get() ?? second())
+        // Lane 0 runs on this thread, so `first` always ran; a thread that could not be started
+        // left `second` to this one.
+        let firstValue = try firstOutcome!.get()
+        return (firstValue, try secondOutcome?.get() ?? second())
     }
 }

@@ -96,7 +96,7 @@ public struct Publisher: Sendable {
                         try refuseRepublishing(name: name, version: version, sha256: sha256, in: known, force: force)
                     }
                     let zip = try ZipArchive(path: outputDirectory + "/" + fileName, label: "\(name) \(version)")
-                    return (fileName, digest, try zip.compressedSizes())
+                    return (fileName, digest, zip.compressedSizes())
                 },
                 {
                     let files = try publishObjects(files)
