@@ -30,25 +30,20 @@ extension Publisher {
     /// With `force`, a release the manifest names that no device can have yet (rolled out to 0 %
     /// with no pinned device) may be replaced.
     func refuseRepublishing(name: String, version: String, sha256: String, in manifest: Manifest, force: Bool) throws {
-        var named = false
-        for entry in manifest.packages where entry.name == name {
-            let releases = [Release(entry)] + (entry.rollout?.previous.map { [$0] } ?? [])
-            for release in releases where PackageVersion(release.version) == PackageVersion(version) {
-                named = true
-                guard release.sha256 != sha256 else { continue }
-                let unreleased = release == Release(entry) && entry.rollout?.percent == 0 && entry.rollout?.devices == nil
-                    && !everReleased(name: name, sha256: release.sha256)
-                if force, unreleased { continue }
-                let why = force ? " (force replaces only a release no device can have yet: rolled out to 0 % "
-                    + "with no pinned device)" : ""
-                throw PkgError(.invalidArgument, "\(name) \(version) is already published with other bytes (zip "
-                               + "\(release.sha256.prefix(12))…) and devices may run it\(why); publish the change as a "
-                               + "new version", remedy: unreleased && !force ? .force : nil)
-            }
+        let named = namedReleases(name: name, version: version, in: manifest)
+        for (entry, release) in named where release.sha256 != sha256 {
+            let unreleased = release == Release(entry) && entry.rollout?.percent == 0 && entry.rollout?.devices == nil
+                && !everReleased(name: name, sha256: release.sha256)
+            if force, unreleased { continue }
+            let why = force ? " (force replaces only a release no device can have yet: rolled out to 0 % "
+                + "with no pinned device)" : ""
+            throw PkgError(.invalidArgument, "\(name) \(version) is already published with other bytes (zip "
+                           + "\(release.sha256.prefix(12))…) and devices may run it\(why); publish the change as a "
+                           + "new version", remedy: unreleased && !force ? .force : nil)
         }
         let prefix = "\(name)-\(version).", folder = outputDirectory + "/zips"
-        guard !named, let earlier = try FileSystem.contents(of: folder).first(where: { file in
-            file.hasPrefix(prefix) && file.dropFirst(prefix.count).count == 68
+        guard named.isEmpty, let earlier = try zipsInFolder(name: name, version: version).first(where: { file in
+            file.dropFirst(prefix.count).count == 68
                 && PublishedLayout.namedDigest(of: "zips/" + file).map { $0 != sha256 } == true
         }) else { return }
         throw PkgError(.invalidArgument, "\(name) \(version) was published before with other bytes (\(folder)/\(earlier)) "
@@ -58,12 +53,23 @@ extension Publisher {
     /// Whether ``refuseRepublishing(name:version:sha256:in:force:)`` may refuse some zip of
     /// `version` of `name`: the manifest names that version, or a zip of it is in the folder.
     func mayRefuseRepublishing(name: String, version: String, in manifest: Manifest) -> Bool {
-        let named = manifest.packages.contains { entry in
-            entry.name == name && ([Release(entry)] + (entry.rollout?.previous.map { [$0] } ?? []))
-                .contains { PackageVersion($0.version) == PackageVersion(version) }
+        !namedReleases(name: name, version: version, in: manifest).isEmpty
+            || !((try? zipsInFolder(name: name, version: version)) ?? []).isEmpty
+    }
+
+    /// The releases of `version` of `name` that `manifest` names, as a release or a rollout's
+    /// `previous`, each with its entry.
+    private func namedReleases(name: String, version: String, in manifest: Manifest) -> [(ManifestEntry, Release)] {
+        manifest.packages.filter { $0.name == name }.flatMap { entry in
+            ([Release(entry)] + (entry.rollout?.previous.map { [$0] } ?? []))
+                .filter { PackageVersion($0.version) == PackageVersion(version) }.map { (entry, $0) }
         }
+    }
+
+    /// The files of `OUT/zips` named for `version` of `name` (`NAME-VERSION.…`).
+    private func zipsInFolder(name: String, version: String) throws -> [String] {
         let prefix = "\(name)-\(version)."
-        return named || ((try? FileSystem.contents(of: outputDirectory + "/zips")) ?? []).contains { $0.hasPrefix(prefix) }
+        return try FileSystem.contents(of: outputDirectory + "/zips").filter { $0.hasPrefix(prefix) }
     }
 
     /// Whether a manifest archived here ever gave `name`'s release with zip `sha256` to a device:
