@@ -58,8 +58,9 @@ final class ZipArchive {
         mappedSize = size
     }
 
+    /// `cause` with its message after `label`, as the archive's other errors are.
     private static func labeled(_ cause: PkgError, _ label: String) -> PkgError {
-        PkgError(cause.code, "\(label): \(cause.message)", errno: cause.errno)
+        cause.with(message: "\(label): \(cause.message)")
     }
 
     deinit {
