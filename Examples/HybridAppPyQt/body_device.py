@@ -70,6 +70,11 @@ class BodyDevice(QIODevice):
         self.readyRead.emit()
         self.readChannelFinished.emit()
 
+    @property
+    def held(self):
+        """Bytes the resolver delivered that Chromium has not read yet: at most its window."""
+        return len(self._pending)
+
     def isSequential(self):
         return True
 

@@ -25,6 +25,8 @@ import pkgctl_resolver  # noqa: E402
 from scheme_handler import SchemeHandler, log_line  # noqa: E402
 
 EXIT_USAGE = 64
+# Body bytes the resolver sends ahead of what Chromium has read, per task (the C++ app's too).
+WINDOW = 512 * 1024
 
 
 class LoggingPage(QWebEnginePage):
@@ -71,7 +73,7 @@ def main():
     application = QApplication([sys.argv[0]])
     try:
         resolver = pkgctl_resolver.Resolver(arguments.root, upstream=arguments.upstream, ca_file=arguments.ca_file,
-                                            offline=arguments.offline, explicit_consumption=True)
+                                            offline=arguments.offline, explicit_consumption=True, window=WINDOW)
     except OSError as error:
         log_line(str(error))
         return 1
@@ -115,7 +117,8 @@ def main():
     del page
     for _ in range(10):  # let Chromium destroy the jobs it still holds
         application.processEvents()
-    log_line(f"exit started={handler.started} stopped={handler.stopped} late={handler.late} live={handler.live}")
+    log_line(f"exit started={handler.started} stopped={handler.stopped} late={handler.late} live={handler.live} "
+             f"peak-held-kb={handler.peak_held // 1024} window-kb={WINDOW // 1024}")
     resolver.close()
     return status
 

@@ -63,6 +63,7 @@ class SchemeHandler(QWebEngineUrlSchemeHandler):
         self.started = 0
         self.stopped = 0
         self.late = 0
+        self.peak_held = 0  # the most body bytes one device held unread (body_device.py)
         self._live = {}
         # Callbacks run here, on the GUI thread, when the resolver's descriptor is readable.
         self._notifier = QSocketNotifier(resolver.fileno(), QSocketNotifier.Type.Read, self)
@@ -162,6 +163,7 @@ class _Exchange:
         self.bytes += len(chunk)
         if self.device is not None:
             self.device.append(chunk)
+            self.handler.peak_held = max(self.handler.peak_held, self.device.held)
 
     def end(self, result, message):
         if self.job is None:
