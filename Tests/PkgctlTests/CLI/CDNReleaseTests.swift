@@ -55,28 +55,41 @@ struct CDNReleaseTests {
         PackageStore(root: temp.path + "/device\(device)").activeVersion(of: "demo")
     }
 
-    /// Polls every device once a second until all run `version`; returns how long that took from `since`.
-    /// Every poll must succeed; gives up (failing) past max-age plus two polls and some slack.
+    /// How long a change took to reach every device, and the longest round of polls meanwhile.
+    struct Reach {
+        var seconds: TimeInterval
+        /// One poll of each device and the pause after: a round's length is how often a device
+        /// asks, which under a sanitizer or a busy machine is more than `pollInterval`.
+        var longestRound: TimeInterval
+    }
+
+    /// Polls every device once a second until all run `version`; says how long that took from `since`.
+    /// Every poll must succeed; gives up (failing) past max-age plus two rounds and some slack.
     func untilEveryDeviceRuns(_ version: String, since: Date, sourceLocation: SourceLocation = #_sourceLocation) throws
-        -> TimeInterval {
-        let limit = Self.maxAge + 2 * Self.pollInterval + 5
+        -> Reach {
+        var longestRound = Self.pollInterval
+        var limit: TimeInterval { Self.maxAge + 2 * longestRound + 5 }
         while Date().timeIntervalSince(since) < limit {
+            let round = Date()
             for device in 0..<Self.devices {
                 let result = try poll(device)
                 #expect(result.status == 0, "device \(device): \(result.stderr)", sourceLocation: sourceLocation)
             }
-            if (0..<Self.devices).allSatisfy({ active($0) == version }) { return Date().timeIntervalSince(since) }
+            if (0..<Self.devices).allSatisfy({ active($0) == version }) {
+                return Reach(seconds: Date().timeIntervalSince(since), longestRound: longestRound)
+            }
             Thread.sleep(forTimeInterval: Self.pollInterval)
+            longestRound = max(longestRound, Date().timeIntervalSince(round))
         }
         Issue.record("devices run \((0..<Self.devices).map(active)) \(limit) s after, not \(version)", sourceLocation: sourceLocation)
-        return limit
+        return Reach(seconds: limit, longestRound: longestRound)
     }
 
     @Test func aReleaseAHotFixARolloutStepAndARevocationReachEveryDeviceWithinMaxAgePlusOnePoll() throws {
         #expect(try pack("1.0.0").status == 0)
         try publish()
         _ = try untilEveryDeviceRuns("1.0.0", since: Date())
-        var took: [String: TimeInterval] = [:]
+        var took: [String: Reach] = [:]
 
         // A new release.
         #expect(try pack("1.1.0", source: try source("1.1.0")).status == 0)
@@ -110,9 +123,11 @@ struct CDNReleaseTests {
         try publish()
         took["revocation"] = try untilEveryDeviceRuns("1.1.1", since: published)
 
-        print("through Varnish, every device ran each change after (s): \(took.mapValues { ($0 * 10).rounded() / 10 })")
-        for (change, seconds) in took {
-            #expect(seconds <= Self.maxAge + 2 * Self.pollInterval + 2, "\(change) took \(seconds) s")
+        print("through Varnish, every device ran each change after (s): \(took.mapValues { ($0.seconds * 10).rounded() / 10 })")
+        // Max-age, then the round under way when the cached manifest went stale and one more.
+        for (change, reach) in took {
+            #expect(reach.seconds <= Self.maxAge + 2 * reach.longestRound + 2,
+                    "\(change) took \(reach.seconds) s, with rounds of polls up to \(reach.longestRound) s")
         }
         #expect(!origin.outcomeReports().contains { $0.outcome == .failed }, "no device reported a failure")
     }
