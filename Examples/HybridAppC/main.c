@@ -27,7 +27,7 @@ static const char usage[] =
     "  --upstream URL     origin for files no package has (default: https://HOST of the request)\n"
     "  --ca-file PEM      the CAs trusted for the origin\n"
     "  --offline          never ask the origin: a file no package has fails\n"
-    "  --media-plugin DIR the folder of libgstpkgctl.so (Examples/gst-pkgctl): <video>/<audio> play from app://\n"
+    "  --media-plugin DIR the folder of libgstpkgctl.so (Examples/gst-pkgctl): <video>/<audio> play from the scheme\n"
     "  --dump-dom         print the page's DOM after the load event, then exit (non-zero on a load failure or timeout)\n"
     "  --screenshot PNG   write a PNG of the rendered page, then exit\n"
     "  --wait-for JS      an expression to wait for (polled after the load event) before --dump-dom/--screenshot\n"
@@ -60,16 +60,19 @@ static void add_to_list(const char *name, const char *value, const char *separat
     g_free(list);
 }
 
-/* Media on app:// (Examples/gst-pkgctl). WebKit's web process, where GStreamer plays media, inherits this
- * environment: its playbin finds pkgctlsrc in `plugin_dir`, may use app:// URLs, and the element reads the
- * store with this app's resolver settings. Called before the first web view exists. */
-static void enable_media(const char *plugin_dir, const char *root, const char *upstream, const char *ca_file, bool offline) {
+/* Media on the app's scheme (Examples/gst-pkgctl). WebKit's web process, where GStreamer plays media,
+ * inherits this environment: its playbin finds pkgctlsrc in `plugin_dir`, may use URLs of `scheme`, which
+ * the element claims, and the element reads the store with this app's resolver settings. Called before
+ * the first web view exists. */
+static void enable_media(const char *plugin_dir, const char *scheme, const char *root, const char *upstream,
+                         const char *ca_file, bool offline) {
     char *plugin = g_build_filename(plugin_dir, "libgstpkgctl.so", NULL);
     if (access(plugin, R_OK) != 0) refuse("--media-plugin: no libgstpkgctl.so in ", plugin_dir);
     g_free(plugin);
     char *absolute_root = g_canonicalize_filename(root, NULL), *absolute_dir = g_canonicalize_filename(plugin_dir, NULL);
     add_to_list("GST_PLUGIN_PATH", absolute_dir, ":", true);
-    add_to_list("WEBKIT_GST_ALLOWED_URI_PROTOCOLS", "app", ",", false);
+    add_to_list("WEBKIT_GST_ALLOWED_URI_PROTOCOLS", scheme, ",", false);
+    setenv("PKGCTL_MEDIA_SCHEMES", scheme, 1);
     setenv("PKGCTL_MEDIA_ROOT", absolute_root, 1);
     if (upstream) setenv("PKGCTL_MEDIA_UPSTREAM", upstream, 1); else unsetenv("PKGCTL_MEDIA_UPSTREAM");
     if (ca_file) setenv("PKGCTL_MEDIA_CA_FILE", ca_file, 1); else unsetenv("PKGCTL_MEDIA_CA_FILE");
@@ -116,7 +119,7 @@ int main(int argc, char **argv) {
     if (!root) refuse("missing --root DIR", NULL);
     if (optind != argc - 1) refuse(optind == argc ? "missing the URL to open" : "more than one URL: ", argv[argc - 1]);
     const char *url = argv[optind];
-    if (media_plugin) enable_media(media_plugin, root, upstream, ca_file, offline);
+    if (media_plugin) enable_media(media_plugin, scheme, root, upstream, ca_file, offline);
 
     signal(SIGPIPE, SIG_IGN); /* a page that drops a body stream breaks its pipe: EPIPE, not death */
     /* A launcher may hand down a blocked mask; SIGHUP (reload), SIGINT and SIGTERM must reach the loop. */

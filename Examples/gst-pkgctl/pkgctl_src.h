@@ -1,5 +1,5 @@
 /*
- * pkgctlsrc: a GStreamer source for app:// URLs, read through pkgctl's resolver, so that
+ * pkgctlsrc: a GStreamer source for the host's custom scheme (app:// by default), read through pkgctl's resolver, so that
  * WebKitGTK's media player (playbin, which has no source for a custom scheme: WebKit bug
  * 146351) plays <video>/<audio> from an installed package or the origin.
  */

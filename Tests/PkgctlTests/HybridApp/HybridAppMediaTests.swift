@@ -81,11 +81,12 @@ extension WebEngineSuites {
             (sandbox, video, size) = try MediaFixture.installedWithPages(page: Self.page, seekStorm: Self.seekStorm)
         }
 
-        func run(_ app: HybridApp, origin: ResolverOrigin? = nil, page: String = "index.html") throws -> HybridAppProcess.Result {
+        func run(_ app: HybridApp, origin: ResolverOrigin? = nil, page: String = "index.html",
+                 scheme: String = "app") throws -> HybridAppProcess.Result {
             var arguments = ["--root", sandbox.root, "--media-plugin", try #require(MediaFixture.plugin), "--dump-dom",
-                             "--wait-for", HybridAppPages.waitForDone, "--timeout", "90"]
+                             "--wait-for", HybridAppPages.waitForDone, "--timeout", "90", "--scheme", scheme]
             arguments += origin.map { ["--upstream", $0.baseURL, "--ca-file", $0.caFile] } ?? ["--offline"]
-            return try HybridAppProcess.run(app, arguments + ["app://www.example.com/app/" + page])
+            return try HybridAppProcess.run(app, arguments + ["\(scheme)://www.example.com/app/" + page])
         }
 
         /// The seek landed at 18 s on a decoded frame, the requests were 206s, and what crossed the
@@ -108,6 +109,16 @@ extension WebEngineSuites {
             try FileManager.default.copyItem(atPath: video, toPath: sandbox.root + "/packages/media/1.0.0/big.webm")
             let run = try run(app)
             _ = try expectSeekedWithRanges(run)
+        }
+
+        /// A host on another scheme plays its video through the same element: the host names its
+        /// scheme in `PKGCTL_MEDIA_SCHEMES`, on which the plugin declares a dependency, so GStreamer's
+        /// registry reads the element's protocols again (the other tests left `app` there).
+        @Test(arguments: MediaFixture.apps) func aHostOnAnotherSchemePlaysItsVideoThroughTheSameElement(app: HybridApp) throws {
+            try FileManager.default.copyItem(atPath: video, toPath: sandbox.root + "/packages/media/1.0.0/big.webm")
+            let run = try run(app, scheme: "pkgapp")
+            _ = try expectSeekedWithRanges(run)
+            #expect(run.log.contains { $0.hasPrefix("pkgctl-media: GET pkgapp://www.example.com/app/big.webm ") }, "\(run.log)")
         }
 
         /// Seeks replacing seeks while the video plays stop and start requests mid-wait; the last

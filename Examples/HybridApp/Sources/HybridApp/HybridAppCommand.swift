@@ -61,9 +61,10 @@ struct HybridAppCommand: ParsableCommand {
         gtk_main()
     }
 
-    /// Media on `app://` (Examples/gst-pkgctl). WebKit's web process, where GStreamer plays media,
-    /// inherits this environment: its playbin finds `pkgctlsrc` in `plugin`, may use `app://` URLs,
-    /// and the element reads the store with this app's resolver settings. Before any web view exists.
+    /// Media on the app's scheme (Examples/gst-pkgctl). WebKit's web process, where GStreamer plays
+    /// media, inherits this environment: its playbin finds `pkgctlsrc` in `plugin`, may use URLs of
+    /// `scheme`, which the element claims, and the element reads the store with this app's resolver
+    /// settings. Before any web view exists.
     private func enableMedia(plugin: String) {
         func absolute(_ path: String) -> String {
             path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
@@ -73,7 +74,8 @@ struct HybridAppCommand: ParsableCommand {
             setenv(name, old.isEmpty ? value : first ? value + separator + old : old + separator + value, 1)
         }
         add(absolute(plugin), to: "GST_PLUGIN_PATH", separator: ":", first: true)
-        add("app", to: "WEBKIT_GST_ALLOWED_URI_PROTOCOLS", separator: ",", first: false)
+        add(scheme, to: "WEBKIT_GST_ALLOWED_URI_PROTOCOLS", separator: ",", first: false)
+        setenv("PKGCTL_MEDIA_SCHEMES", scheme, 1)
         setenv("PKGCTL_MEDIA_ROOT", absolute(root), 1)
         for (name, value) in [("PKGCTL_MEDIA_UPSTREAM", upstream), ("PKGCTL_MEDIA_CA_FILE", caFile)] {
             if let value { setenv(name, value, 1) } else { unsetenv(name) }
