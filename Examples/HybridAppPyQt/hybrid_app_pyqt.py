@@ -22,7 +22,8 @@ from PyQt6.QtWebEngineCore import QWebEngineProfile, QWebEnginePage, QWebEngineU
 from PyQt6.QtWidgets import QApplication  # noqa: E402
 
 import pkgctl_resolver  # noqa: E402
-from scheme_handler import SchemeHandler, log_line  # noqa: E402
+from app_log import log_line  # noqa: E402
+from scheme_handler import SchemeHandler  # noqa: E402
 
 EXIT_USAGE = 64
 # Body bytes the resolver sends ahead of what Chromium has read, per task (the C++ app's too).
