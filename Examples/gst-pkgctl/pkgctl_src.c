@@ -1,8 +1,8 @@
 /*
  * pkgctlsrc: GstBaseSrc for the host's custom scheme (app:// unless PKGCTL_MEDIA_SCHEMES says).
- * Each element owns a resolver (settings from the environment, media_settings.h) and drives it on the thread that asks for data: create()
- * polls pkgctl_resolver_fd() and calls pkgctl_resolver_dispatch(), so the task's callbacks run
- * there. A request asks for CHUNK bytes, `Range: bytes=N-(N+CHUNK-1)`, and the next goes on
+ * Each element owns a resolver (settings from the environment, media_settings.h) and drives it
+ * on the thread that asks for data: create() polls pkgctl_resolver_fd() and calls
+ * pkgctl_resolver_dispatch(), so the task's callbacks run there (pkgctl_src_request.c). A request asks for CHUNK bytes, `Range: bytes=N-(N+CHUNK-1)`, and the next goes on
  * where it ended; the first one (in start()) gives the size and whether the answer can seek.
  * The last HISTORY bytes read stay at hand, as demuxers pulling a file read an element's head,
  * then the element again. A read elsewhere (a seek, or a demuxer pulling another part of the
@@ -16,7 +16,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <stdio.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 

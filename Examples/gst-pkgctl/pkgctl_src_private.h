@@ -1,6 +1,7 @@
 /*
- * pkgctlsrc's instance, shared by its two files: pkgctl_src.c (the source: requests, reads,
- * seeks) and pkgctl_src_uri.c (its location and GstURIHandler).
+ * pkgctlsrc's instance, shared by its three files: pkgctl_src.c (the GstBaseSrc: start, reads,
+ * seeks, flushes), pkgctl_src_request.c (its requests) and pkgctl_src_uri.c (its location and
+ * GstURIHandler).
  */
 #ifndef GST_PKGCTL_SRC_PRIVATE_H
 #define GST_PKGCTL_SRC_PRIVATE_H

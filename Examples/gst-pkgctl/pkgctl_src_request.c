@@ -50,9 +50,8 @@ static void on_end(void *user, int32_t result, const char *message) {
     self->message = g_strdup(message);
 }
 
-/* MARK: requests */
+/* MARK: requests (pkgctl_src_private.h says what each does) */
 
-/* Starts the request for the CHUNK bytes from `offset`; they append to the bytes at hand. */
 void gst_pkgctl_src_start_request(GstPkgctlSrc *self, uint64_t offset) {
     static const pkgctl_task_callbacks callbacks = {on_response, on_data, on_end};
     self->requested = self->consumed = offset;
@@ -69,8 +68,6 @@ void gst_pkgctl_src_start_request(GstPkgctlSrc *self, uint64_t offset) {
     g_free(range);
 }
 
-/* Stops the request in flight, if any, with its log line: one per request, the bytes it delivered.
- * The bytes at hand stay. */
 void gst_pkgctl_src_end_request(GstPkgctlSrc *self) {
     if (!self->task) return;
     pkgctl_task_stop(self->task);
@@ -84,7 +81,6 @@ void gst_pkgctl_src_end_request(GstPkgctlSrc *self) {
     g_clear_pointer(&self->message, g_free);
 }
 
-/* Drops the bytes at hand and the request in flight, and starts one at `offset`. */
 void gst_pkgctl_src_restart_at(GstPkgctlSrc *self, uint64_t offset) {
     gst_pkgctl_src_end_request(self);
     g_byte_array_set_size(self->pending, 0);
@@ -92,8 +88,6 @@ void gst_pkgctl_src_restart_at(GstPkgctlSrc *self, uint64_t offset) {
     gst_pkgctl_src_start_request(self, offset);
 }
 
-/* Waits for the resolver's callbacks and runs them: FALSE when flushing, or after IDLE_SECONDS
- * without any (then `idle` says so). */
 gboolean gst_pkgctl_src_pump(GstPkgctlSrc *self, gboolean *idle) {
     for (int second = 0; second < IDLE_SECONDS; second++) {
         struct pollfd ready[2] = {{.fd = pkgctl_resolver_fd(self->resolver), .events = POLLIN},
@@ -106,7 +100,6 @@ gboolean gst_pkgctl_src_pump(GstPkgctlSrc *self, gboolean *idle) {
     return FALSE;
 }
 
-/* Why the request in flight cannot give bytes, or NULL while it still may. */
 gchar *gst_pkgctl_src_request_failure(GstPkgctlSrc *self) {
     if (self->status < 0)
         return g_strdup_printf("%s: a %d answer for other bytes than bytes=%" PRIu64 "-%" PRIu64, self->uri,
