@@ -89,8 +89,11 @@ struct ReportSpool {
         unlink(file)
     }
 
+    /// The waiting reports' names, oldest first; not a report a killed run was still writing
+    /// (`FileSystem.writeAtomically`'s temporary file, which `PackageStore.recover` removes).
     private func waiting() throws -> [String] {
-        try FileSystem.contents(of: directory).filter { $0.hasSuffix(Self.suffix) }.sorted()
+        try FileSystem.contents(of: directory)
+            .filter { $0.hasSuffix(Self.suffix) && !$0.hasPrefix(FileSystem.temporaryPrefix) }.sorted()
     }
 
     private func lastReported() throws -> [String: String] {

@@ -21,7 +21,7 @@ extension PackageStore {
             }
         }
         // Not ROOT/objects: its temp files are objects partly received, which the next run continues.
-        for directory in [layout.state, layout.trials] {
+        for directory in [layout.state, layout.trials, layout.reports] {
             for name in try FileSystem.contents(of: directory) where name.hasPrefix(FileSystem.temporaryPrefix) {
                 unlink(directory + "/" + name)
             }

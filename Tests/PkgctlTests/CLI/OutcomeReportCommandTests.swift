@@ -80,10 +80,13 @@ import Testing
         let (process, _, _) = try PkgctlProcess.start(["update", "--root", store, "--manifest", site.manifestURL, "--device-id", "d",
                                                        "--report-url", "http://127.0.0.1:\(hanging.port)/report/v1"])
         defer { ProcessLaunch.stop(process) }
-        // The report is spooled before it is sent; kill the run while it waits to connect.
+        // The report is spooled before it is sent; kill the run while it waits to connect. (A name
+        // with the temporary prefix is a report still being written: a kill then leaves none.)
         let reports = PackageStore(root: store).layout.reports
         let spooled = eventually(seconds: 30) {
-            ((try? FileSystem.contents(of: reports)) ?? []).contains { $0.hasSuffix(".report") }
+            ((try? FileSystem.contents(of: reports)) ?? []).contains {
+                $0.hasSuffix(".report") && !$0.hasPrefix(FileSystem.temporaryPrefix)
+            }
         }
         #expect(spooled)
         kill(process.processIdentifier, SIGKILL)
@@ -95,6 +98,22 @@ import Testing
         #expect(try update(store, deviceID: "d").status == 0)
         #expect(try update(store, deviceID: "d").status == 0)
         #expect(self.reports().map(\.outcome) == [.installed], "delivered once, by the next run")
+    }
+
+    /// A run killed while it wrote a report leaves the report's temporary file (named like a
+    /// report, with the temporary prefix, here empty): the next run neither sends it (an empty
+    /// query in the origin's log) nor leaves it, and sends its own report.
+    @Test func aReportAKilledRunWasStillWritingIsNeitherSentNorLeft() throws {
+        try BundleFixtures.publishDemo(["1.0.0"], into: site.out)
+        let store = site.temp.path("store")
+        let spool = PackageStore(root: store).layout.reports
+        try FileSystem.makeDirectories(spool)
+        try FileSystem.writeAtomically([], to: spool + "/" + FileSystem.temporaryPrefix + "4242-00000000000000000001.report")
+        #expect(try update(store).status == 0)
+        #expect(reports().map(\.outcome) == [.installed])
+        let sent = site.origin.settledAccessLog().filter { $0.hasPrefix("/report/v1") }
+        #expect(sent.count == 1, "\(sent)")
+        #expect(try FileSystem.contents(of: spool).filter { $0.hasSuffix(".report") }.isEmpty)
     }
 
     @Test func theSpoolKeepsTheNewestReportsUpToItsBound() throws {
