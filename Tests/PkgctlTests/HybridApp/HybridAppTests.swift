@@ -117,9 +117,9 @@ extension WebEngineSuites {
             let run = try runDemo(app, at: "app://www.example.com/app", in: try TemporaryDirectory())
             #expect(run.status == 0, "\(run.log)")
             if app.fetchesTheScheme {
-                #expect(run.stdout.contains("ready: script style image data"), "\(run.stdout)")
+                #expect(run.stdout.contains("ready: script style image data"), "\(run.stdout) \(run.log)")
             } else {  // HybridApp.fetchesTheScheme
-                #expect(run.stdout.contains("broken: script style image data-missing"), "\(run.stdout)")
+                #expect(run.stdout.contains("broken: script style image data-missing"), "\(run.stdout) \(run.log)")
             }
             #expect(run.log.contains { $0.contains(app.served(301, "html", from: .package)) }, "\(run.log)")
             #expect(run.log.contains { $0.contains(app.served(200, "script", from: .package)) }, "\(run.log)")

@@ -1,6 +1,11 @@
 // Checks that the page came up whole: this script ran, the stylesheet applied,
 // the image decoded and the JSON data loaded; writes the verdict into #status.
+// It checks once the page has loaded: Chromium may run a deferred script before the
+// stylesheet above it has arrived (seen in Qt WebEngine 6.4 on a busy machine).
 (async function () {
+  if (document.readyState !== 'complete') {
+    await new Promise((resolve) => window.addEventListener('load', resolve, { once: true }));
+  }
   const status = document.getElementById('status');
   const checks = [];
   const headerStyle = getComputedStyle(document.querySelector('header'));
