@@ -5,6 +5,7 @@ let package = Package(
     name: "pkgctl",
     products: [
         .library(name: "PkgCore", targets: ["PkgCore"]),
+        .library(name: "PkgPublishing", targets: ["PkgPublishing"]),
         .library(name: "PkgServer", targets: ["PkgServer"]),
         // The resolver for C, Python and Rust hosts: pkgctl/resolver.h (Sources/CPkgResolver/include).
         .library(name: "pkgctl-resolver", type: .dynamic, targets: ["PkgResolverC"]),
@@ -35,7 +36,12 @@ let package = Package(
         .target(name: "CSystemShims"),
         .target(
             name: "CCompression",
-            linkerSettings: [.linkedLibrary("z"), .linkedLibrary("brotlienc"), .linkedLibrary("zstd")]
+            linkerSettings: [.linkedLibrary("z"), .linkedLibrary("zstd")]
+        ),
+        // The encoders of pack --precompress, apart so the resolver library links no encoder.
+        .target(
+            name: "CPrecompression",
+            linkerSettings: [.linkedLibrary("z"), .linkedLibrary("brotlienc")]
         ),
         .target(
             name: "CImageCodec",
@@ -75,8 +81,21 @@ let package = Package(
             // only executables so), so it needs only Debian's libraries (scripts/package).
             .unsafeFlags(["-static-stdlib"], .when(configuration: .release))]
         ),
+        // The publisher's side: the publishing folder and what runs on it (pack, publish, prune,
+        // promote, rollout, revoke, sign, timestamp) and the fleet's reports. Apart from PkgCore,
+        // so libpkgctl-resolver.so, which apps embed, carries none of it.
+        .target(
+            name: "PkgPublishing",
+            dependencies: [
+                "PkgCore",
+                "CZip",
+                "CSystemShims",
+                "CPrecompression",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         // pack --image-variants: apart from PkgCore, so libpkgctl-resolver.so does not need the image codecs.
-        .target(name: "PkgImageVariants", dependencies: ["PkgCore", "CImageCodec"]),
+        .target(name: "PkgImageVariants", dependencies: ["PkgCore", "PkgPublishing", "CImageCodec"]),
         .target(
             name: "PkgServer",
             dependencies: [
@@ -95,6 +114,7 @@ let package = Package(
             dependencies: [
                 "PkgCore",
                 "PkgServer",
+                "PkgPublishing",
                 "PkgImageVariants",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -111,7 +131,8 @@ let package = Package(
         ),
         .testTarget(
             name: "PkgctlTests",
-            dependencies: ["PkgCore", "PkgServer", "PkgImageVariants", "CImageCodec", "CZip", "CCompression", .product(name: "NIOHTTP1", package: "swift-nio"),
+            dependencies: ["PkgCore", "PkgPublishing", "PkgServer", "PkgImageVariants", "CImageCodec", "CZip", "CCompression",
+                           "CPrecompression", .product(name: "NIOHTTP1", package: "swift-nio"),
                            .product(name: "Crypto", package: "swift-crypto")]
         ),
     ]
@@ -134,7 +155,7 @@ if Context.environment["PKGCTL_FUZZ"] == "1" {
         ("FuzzResponseHeaders", ["PkgCore"]),
         ("FuzzTimestamp", ["PkgCore", .product(name: "Crypto", package: "swift-crypto")]),
         ("FuzzTreeDelta", ["PkgCore", .product(name: "Crypto", package: "swift-crypto")]),
-        ("FuzzFleetLog", ["PkgCore"]),
+        ("FuzzFleetLog", ["PkgCore", "PkgPublishing"]),
         ("FuzzResolverABI", ["PkgResolverC", "CPkgResolver"]),
         ("FuzzImageDecode", ["CImageCodec"]),
     ]

@@ -1,4 +1,5 @@
 import PkgCore
+import PkgPublishing
 import Synchronization
 
 /// `pack --image-variants`: the bundle's AVIF and WebP siblings, written by

@@ -2,6 +2,7 @@ import ArgumentParser
 import FoundationEssentials
 import Glibc
 import PkgCore
+import PkgPublishing
 
 struct FleetReportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PkgCore
+import PkgPublishing
 
 struct FleetWatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,4 +1,5 @@
 import PkgCore
+import PkgPublishing
 import PkgImageVariants
 
 /// The line `pack --image-variants` prints: per format, how many images got a variant and

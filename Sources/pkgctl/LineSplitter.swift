@@ -1,5 +1,6 @@
 import Glibc
 import PkgCore
+import PkgPublishing
 
 /// Cuts a stream of chunks into lines (without their newlines), found with `memchr(3)` and
 /// handed over in place; only a line cut by a chunk's end is copied, and of a line longer

@@ -1,5 +1,6 @@
 import Glibc
 import PkgCore
+import PkgPublishing
 
 /// Reads a log a megabyte at a time and hands over each line (without its newline), so a log
 /// of any size costs one chunk and one line of memory (``LineSplitter``). A log that starts

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PkgCore
+import PkgPublishing
 import PkgImageVariants
 
 struct PackCommand: ParsableCommand {
@@ -85,6 +86,9 @@ struct PackCommand: ParsableCommand {
     @Flag(help: "Mark the release critical: devices activate it at once, whatever their --activate-window.")
     var critical = false
 
+    @Flag(help: "Accept a version that sorts below the one OUT_DIR/manifest.json names now (the entry then says so).")
+    var allowDowngrade = false
+
     @Option(help: RuntimeRangeArgument.help)
     var runtime: String?
 
@@ -119,15 +123,23 @@ struct PackCommand: ParsableCommand {
         let prefetchList = try reportingErrors { try prefetch.map(PrefetchList.read) ?? [] }
         let formats = try variantFormats()
         let variants = formats.isEmpty ? nil : ImageVariantWriter(formats: formats)
+        var options = PackOptions()
+        options.routes = routes
+        options.rolloutPercent = rollout
+        options.force = force
+        options.precompress = precompress
+        options.spaFallback = spaFallback
+        options.immutable = immutable
+        options.headers = header.compactMap(PackageHeader.init(argument:))
+        options.deltaFrom = deltaFrom
+        options.critical = critical
+        options.prefetch = prefetchList
+        options.siblingWriters = variants.map { [$0] } ?? []
+        options.allowDowngrade = allowDowngrade
         let entry = try reportingErrors {
-            try Publisher(outputDirectory: out).publish(source: source, name: name, version: version, routes: routes,
-                                                        rolloutPercent: rollout, force: force, precompress: precompress,
-                                                        spaFallback: spaFallback, immutable: immutable,
-                                                        headers: header.compactMap(PackageHeader.init(argument:)),
-                                                        deltaFrom: deltaFrom, critical: critical,
-                                                        runtime: try RuntimeRangeArgument.parse(runtime, package: name),
-                                                        prefetch: prefetchList, siblingWriters: variants.map { [$0] } ?? [],
-                                                        signer: try signing.signer())
+            options.runtime = try RuntimeRangeArgument.parse(runtime, package: name)
+            return try PublishingFolder(out).pack(source: source, name: name, version: version, options: options,
+                                                  signer: try signing.signer())
         }
         print("\(out)/\(entry.url)  \(entry.size) bytes  sha256 \(entry.sha256)")
         for delta in entry.deltas { print("\(out)/\(delta.url)  \(delta.size) bytes  from \(delta.from)") }

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PkgCore
+import PkgPublishing
 
 /// What the encoded siblings of a published version weigh, read back from its
 /// index (those `pack --precompress` wrote and any the source had): for each

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import PkgCore
+import PkgPublishing
 
 /// A one-line download bar on stderr, redrawn in place; only used on a terminal.
 final class ProgressBar: Sendable {

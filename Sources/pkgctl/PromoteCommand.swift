@@ -1,5 +1,6 @@
 import ArgumentParser
 import PkgCore
+import PkgPublishing
 
 struct PromoteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -45,6 +46,9 @@ struct PromoteCommand: ParsableCommand {
     @Flag(help: "Replace a release still rolling out, or one no device can have yet (at 0 % without pins).")
     var force = false
 
+    @Flag(help: "Accept a version that sorts below the one TO_DIR names now (the entry then says so).")
+    var allowDowngrade = false
+
     @Option(name: .customLong("delta-from"), help: "Write tree deltas from this many earlier versions of TO_DIR.")
     var deltaFrom = 3
 
@@ -57,9 +61,9 @@ struct PromoteCommand: ParsableCommand {
 
     func run() throws {
         let entry = try reportingErrors {
-            try Publisher(outputDirectory: to).promote(
+            try PublishingFolder(to).promote(
                 name: name, version: version, from: from, runtime: try RuntimeRangeArgument.parse(runtime, package: name),
-                rolloutPercent: rollout, force: force, deltaFrom: deltaFrom, signer: try signing.signer())
+                rolloutPercent: rollout, force: force, allowDowngrade: allowDowngrade, deltaFrom: deltaFrom, signer: try signing.signer())
         }
         let share = entry.rollout.map { " to \($0.share) of devices" } ?? ""
         print("\(name) \(version) promoted from \(from) to \(to)\(share): \(entry.url), \(entry.deltas.count) deltas")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import PkgCore
+import PkgPublishing
 
 struct PruneCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -45,8 +46,9 @@ struct PruneCommand: ParsableCommand {
 
     func run() throws {
         let seconds = DurationText.parse(grace)!  // validate() parsed it
-        let pruner = OriginPruner(directory: directory, keep: keep, grace: seconds)
-        let summary = try reportingErrors { try pruner.prune(dryRun: dryRun) }
+        let summary = try reportingErrors {
+            try PublishingFolder(directory).prune(keep: keep, grace: seconds, dryRun: dryRun)
+        }
         for path in summary.removed { print((dryRun ? "would remove " : "removed ") + path) }
         let what = summary.removed.isEmpty ? "nothing to remove"
             : (dryRun ? "would remove" : "removed") + " \(summary.removed.count) files, \(summary.removedBytes) bytes"

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PkgCore
+import PkgPublishing
 
 struct PublishCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -33,13 +34,15 @@ struct PublishCommand: ParsableCommand {
     @Flag(help: "Only say what would be copied.")
     var dryRun = false
 
+    @Flag(help: "Re-hash the files already in DEST_DIR instead of trusting their content names and sizes.")
+    var verify = false
+
     func run() throws {
         let bar = !dryRun && Output.stderrIsTerminal ? ProgressBar() : nil
         let summary = try reportingErrors {
             defer { bar?.clear() }  // before the summary, or the error, is printed
-            return try OriginPublisher(from: out, to: destination).publish(dryRun: dryRun, progress: bar.map { bar in
-                { bar.handle($0) }
-            })
+            return try PublishingFolder(out).publish(to: destination, dryRun: dryRun, verify: verify,
+                                                     progress: bar.map { bar in { bar.handle($0) } })
         }
         let sequence = summary.sequence.map { " (sequence \($0))" } ?? ""
         let last = summary.mutableFiles.isEmpty ? "manifest.json\(sequence) already there"

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PkgCore
+import PkgPublishing
 
 struct RevokeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -33,7 +34,7 @@ struct RevokeCommand: ParsableCommand {
 
     func run() throws {
         let entry = try reportingErrors {
-            try Publisher(outputDirectory: out).revoke(name: name, version: version, signer: try signing.signer())
+            try PublishingFolder(out).revoke(name: name, version: version, signer: try signing.signer())
         }
         print("\(name): \(version) revoked; the manifest names \(entry.version)")
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PkgCore
+import PkgPublishing
 
 struct RolloutCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -61,7 +62,7 @@ struct RolloutCommand: ParsableCommand {
         guard percent != nil || devices != nil else { return try printCurrentShare() }
         let pinned = try devices.map { file in try reportingErrors { try DeviceList.read(file) } }
         let entry = try reportingErrors {
-            try Publisher(outputDirectory: out).setRollout(name: name, runtime: try RuntimeRangeArgument.parse(runtime, package: name),
+            try PublishingFolder(out).setRollout(name: name, runtime: try RuntimeRangeArgument.parse(runtime, package: name),
                                                            percent: percent, devices: pinned, force: force,
                                                            signer: try signing.signer())
         }
@@ -71,7 +72,7 @@ struct RolloutCommand: ParsableCommand {
     /// `rollout OUT_DIR NAME` alone: what the manifest says now, changing nothing.
     private func printCurrentShare() throws {
         let entry = try reportingErrors {
-            try Publisher(outputDirectory: out).currentRelease(of: name, runtime: try RuntimeRangeArgument.parse(runtime, package: name))
+            try PublishingFolder(out).currentRelease(of: name, runtime: try RuntimeRangeArgument.parse(runtime, package: name))
         }
         var line = "\(name) \(entry.version): \(Self.share(of: entry))"
         if entry.revoked.contains(entry.version) {

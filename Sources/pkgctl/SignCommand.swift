@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import PkgCore
+import PkgPublishing
 
 struct SignCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,7 +37,7 @@ struct SignCommand: ParsableCommand {
     func run() throws {
         let signed = try reportingErrors {
             let signer = try validity.signer(keys: keys)
-            return try signer.resign(file: manifest)
+            return try signer.resign(PublishingFolder(PathName.parent(manifest)))
         }
         print("\(manifest)  sequence \(signed.sequence ?? 0)  expires \(signed.expires?.formatted(.iso8601) ?? "-")")
     }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import PkgCore
+import PkgPublishing
 
 /// `--sign` and `--expires-in`, shared by the commands that change a published manifest.
 struct SigningOptions: ParsableArguments {

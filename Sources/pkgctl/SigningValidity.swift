@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import PkgCore
+import PkgPublishing
 
 /// `--expires-in`, shared by `sign` and ``SigningOptions``.
 struct SigningValidity: ParsableArguments {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FoundationEssentials
 import PkgCore
+import PkgPublishing
 
 struct TimestampCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -41,7 +42,7 @@ struct TimestampCommand: ParsableCommand {
     func run() throws {
         let timestamp = try reportingErrors {
             let signer = TimestampSigner(keys: try keys.map(SigningKey.init(file:)), validity: TimeInterval(expiresIn) * 86_400)
-            return try signer.write(in: outDir)
+            return try signer.write(in: PublishingFolder(outDir))
         }
         print("\(outDir)/\(Timestamp.fileName)  manifest sequence \(timestamp.manifestSequence)  "
               + "expires \(timestamp.expires.formatted(.iso8601))")

@@ -1,4 +1,5 @@
 import PkgCore
+import PkgPublishing
 
 /// `fleet watch --json`: the decision and the numbers it was made on. Rates are shares, 0 to 1,
 /// as in `fleet report --json`; percentages of the rollout are 0 to 100.

@@ -1,5 +1,6 @@
 import FuzzSupport
 import PkgCore
+import PkgPublishing
 
 /// `FleetTally.add(line:)` over access-log lines, and `OutcomeReport(query:)` over what follows
 /// `/report/v1?` in them. Every line is either skipped, counted as a report or counted as

@@ -5,21 +5,6 @@
 #include <stdint.h>
 #include <zstd.h>
 
-/// Largest gzip output for `length` input bytes (0: too large).
-size_t pkg_gzip_bound(size_t length);
-
-/// Gzips `length` bytes at `input` at level 9 into `output` (capacity `*output_length`),
-/// with a fixed header (no name, mtime 0), so the same input gives the same bytes.
-/// On success returns 0 and sets `*output_length`; -1 on failure.
-int pkg_gzip(const uint8_t *input, size_t length, uint8_t *output, size_t *output_length);
-
-/// Largest brotli output for `length` input bytes (0: too large).
-size_t pkg_brotli_bound(size_t length);
-
-/// Brotli-compresses at quality 11 (window 22) into `output` (capacity `*output_length`).
-/// On success returns 0 and sets `*output_length`; -1 on failure.
-int pkg_brotli(const uint8_t *input, size_t length, uint8_t *output, size_t *output_length);
-
 /// A gzip reader over any number of concatenated members (as `gzip -d` reads them),
 /// fed a piece of input at a time: it holds one inflate state (a 32 KiB window), whatever
 /// the size of the stream.

@@ -10,11 +10,11 @@ import CZip
 /// update's 29,500 system calls on a 1,500-file bundle). The archive must not shrink while
 /// open (a read past its new end would be SIGBUS): it is the store's own staged download or
 /// the zip `pack` just wrote.
-final class ZipArchive {
+package final class ZipArchive {
     /// The libzip handle; valid for the lifetime of this object.
     let handle: OpaquePointer
     /// Where the archive lives, for messages.
-    let path: String
+    package let path: String
     /// Prefix for every error message, e.g. "demo 1.2.0".
     let label: String
     private let mapping: UnsafeMutableRawPointer?
@@ -27,7 +27,7 @@ final class ZipArchive {
     /// before ``BundleExtractor/inspect()`` can name the entry, and a local
     /// header that disagrees with the central directory does not matter here,
     /// since extraction trusts only the validated central directory.
-    init(path: String, label: String) throws {
+    package init(path: String, label: String) throws {
         let fd = retryingOnInterrupt { open(path, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw Self.labeled(fileSystemError("open", path), label) }
         defer { close(fd) }
@@ -77,7 +77,7 @@ final class ZipArchive {
 
     /// Each entry's compressed size in the archive, by name: what its deflated bytes
     /// weigh, close to what an origin serving it with gzip sends.
-    func compressedSizes() -> [String: UInt64] {
+    package func compressedSizes() -> [String: UInt64] {
         var sizes: [String: UInt64] = [:]
         var stat = zip_stat_t()
         for index in 0..<entryCount {

@@ -25,4 +25,14 @@ public struct DeltaReference: Codable, Sendable, Hashable {
         }
         guard !url.isEmpty else { throw fail("deltas: url is empty") }
     }
+
+    /// A value of these fields, as the publisher writes it.
+    package init(from: String, base: String, target: String, url: String, sha256: String, size: UInt64) {
+        self.from = from
+        self.base = base
+        self.target = target
+        self.url = url
+        self.sha256 = sha256
+        self.size = size
+    }
 }

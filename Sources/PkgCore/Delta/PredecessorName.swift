@@ -8,9 +8,9 @@
 /// base64url hash often has no digit). A first segment ending in `-` and 8 such
 /// characters loses them. A wrong guess costs only compression: the predecessor
 /// is a reference the delta may use, never trusted content.
-enum PredecessorName {
+package enum PredecessorName {
     /// The path with the hash-like segments of its file name replaced by `*`.
-    static func key(of path: String) -> String {
+    package static func key(of path: String) -> String {
         let slash = path.utf8.lastIndex(of: UInt8(ascii: "/"))
         let directory = slash.map { String(path[...$0]) } ?? ""
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path

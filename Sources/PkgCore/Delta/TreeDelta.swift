@@ -23,7 +23,7 @@ package struct TreeDelta {
     static let maxHeaderSize: UInt64 = 32 << 20
     /// Most bytes of base files the data frame may reference: they are held in memory
     /// while it decodes, with at most a window of 2^``Zstd/maxWindowLog``.
-    static let maxBaseBytes: UInt64 = 1 << Zstd.maxWindowLog
+    package static let maxBaseBytes: UInt64 = 1 << Zstd.maxWindowLog
 
     /// What changed from the base tree to the target tree.
     package struct Header: Codable, Hashable {
@@ -37,6 +37,15 @@ package struct TreeDelta {
         package var removed: [String]
         /// Target files that are new or whose content changed.
         package var files: [Change]
+
+        /// A value of these fields, as the publisher writes it.
+        package init(base: String, target: String, bases: [String], removed: [String], files: [Change]) {
+            self.base = base
+            self.target = target
+            self.bases = bases
+            self.removed = removed
+            self.files = files
+        }
     }
 
     /// One new or changed file of the target.
@@ -47,6 +56,14 @@ package struct TreeDelta {
         /// A base path with exactly this content (a moved or copied file); nil: its
         /// bytes are next in the data frame.
         package var from: String?
+
+        /// A value of these fields, as the publisher writes it.
+        package init(path: String, size: UInt64, mode: UInt32, from: String? = nil) {
+            self.path = path
+            self.size = size
+            self.mode = mode
+            self.from = from
+        }
     }
 
     package var header: Header

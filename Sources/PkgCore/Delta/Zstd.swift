@@ -4,14 +4,14 @@ import CCompression
 /// prefix, the bytes the receiver already has, so what both share costs almost
 /// nothing. Long-distance matching and a window covering prefix and payload let a
 /// match reach anywhere in the prefix.
-enum Zstd {
+package enum Zstd {
     /// The largest window a frame may ask for when decoded: 2^27 bytes (128 MiB), so
     /// decoding holds at most the prefix plus this much.
     static let maxWindowLog: Int32 = 27
 
     /// Compresses `payload` at `level` (deterministic: one thread) against `prefix`.
     /// Refuses when prefix and payload together exceed the decoder's window.
-    static func compress(_ payload: [UInt8], prefix: [UInt8] = [], level: Int32 = 19) throws -> [UInt8] {
+    package static func compress(_ payload: [UInt8], prefix: [UInt8] = [], level: Int32 = 19) throws -> [UInt8] {
         let span = prefix.count + payload.count
         guard span <= 1 << maxWindowLog else {
             throw PkgError(.invalidArgument, "zstd: \(span) bytes of prefix and payload exceed the window of 2^\(maxWindowLog)")

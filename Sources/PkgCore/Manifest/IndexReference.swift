@@ -8,4 +8,11 @@ public struct IndexReference: Codable, Sendable, Hashable {
     public var sha256: String
     /// Size of the index file in bytes.
     public var size: UInt64
+
+    /// A value of these fields, as the publisher writes it.
+    package init(url: String, sha256: String, size: UInt64) {
+        self.url = url
+        self.sha256 = sha256
+        self.size = size
+    }
 }

@@ -94,7 +94,7 @@ public struct Manifest: Codable, Sendable, Hashable {
     }
 
     /// The lowest schema version that describes these packages.
-    var requiredSchemaVersion: Int {
+    package var requiredSchemaVersion: Int {
         if packages.contains(where: { $0.runtime != nil }) { return 3 }
         return packages.contains(where: { $0.rollout != nil || !$0.revoked.isEmpty }) ? 2 : 1
     }

@@ -4,7 +4,7 @@ extension ManifestEntry {
     /// missing one would answer them all 404. `holdsFile` says whether `source` has a regular file
     /// at a relative path. Both commands refuse it in the same words:
     /// `spaFallback 'index.htm' is not a file of dist`.
-    static func checkSpaFallback(_ spaFallback: String?, isAFileOf source: String,
+    package static func checkSpaFallback(_ spaFallback: String?, isAFileOf source: String,
                                  holdsFile: (String) -> Bool) throws(PkgError) {
         guard let spaFallback, !holdsFile(spaFallback) else { return }
         throw PkgError(.invalidArgument, "spaFallback '\(spaFallback.escapedForMessage)' is not a file of \(source)")

@@ -34,6 +34,9 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
     /// A release that becomes active at once, whatever the device's activation windows
     /// (a security fix); written only when true.
     public var critical = false
+    /// The publisher packed it below the version it replaced, on purpose (`pack --allow-downgrade`);
+    /// written only when true. Devices take it as any release; the flag tells people why it sorts lower.
+    public var downgrade = false
     /// The host runtimes the release fits, a ``RuntimeRange`` as written (`>=2.3.0 <3.0.0`);
     /// nil: any. A manifest may list one package once per range.
     public var runtime: String?
@@ -57,7 +60,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case name, version, url, sha256, size, routes, rollout, revoked, index, spaFallback, deltas, immutable, headers
-        case critical, runtime, prefetch
+        case critical, runtime, prefetch, downgrade
     }
 
     /// Decodes an entry; `routes`, `rollout` and `revoked` may be absent and `size` must not be negative.
@@ -83,6 +86,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         immutable = try container.decodeIfPresent([String].self, forKey: .immutable) ?? []
         headers = try container.decodeIfPresent([PackageHeader].self, forKey: .headers) ?? []
         critical = try container.decodeIfPresent(Bool.self, forKey: .critical) ?? false
+        downgrade = try container.decodeIfPresent(Bool.self, forKey: .downgrade) ?? false
         runtime = try container.decodeIfPresent(String.self, forKey: .runtime)
         prefetch = try container.decodeIfPresent([String].self, forKey: .prefetch) ?? []
     }
@@ -104,6 +108,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         if !immutable.isEmpty { try container.encode(immutable, forKey: .immutable) }
         if !headers.isEmpty { try container.encode(headers, forKey: .headers) }
         if critical { try container.encode(critical, forKey: .critical) }
+        if downgrade { try container.encode(downgrade, forKey: .downgrade) }
         try container.encodeIfPresent(runtime, forKey: .runtime)
         if !prefetch.isEmpty { try container.encode(prefetch, forKey: .prefetch) }
     }
@@ -181,7 +186,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         (1...256).contains(glob.utf8.count) && !glob.hasPrefix("/") && !glob.utf8.contains { $0 < 0x20 || $0 == 0x7f }
     }
 
-    static func isSafeComponent(_ text: String) -> Bool {
+    package static func isSafeComponent(_ text: String) -> Bool {
         guard (1...128).contains(text.utf8.count), !text.hasPrefix(".") else { return false }
         return text.utf8.allSatisfy { byte in
             switch byte {

@@ -20,13 +20,22 @@ public struct PublishedFileIndex: Codable, Sendable, Hashable {
         /// Its deflated size in the version's zip: about what an origin serving objects
         /// with gzip sends, so a device weighs the objects as they travel. Optional.
         public var compressedSize: UInt64?
+
+        /// A value of these fields, as the publisher writes it.
+        package init(path: String, sha256: String, size: UInt64, mode: UInt32, compressedSize: UInt64? = nil) {
+            self.path = path
+            self.sha256 = sha256
+            self.size = size
+            self.mode = mode
+            self.compressedSize = compressedSize
+        }
     }
 
     /// The files, sorted by path.
     public var files: [File]
 
     /// The object's path relative to the publishing directory (and the manifest's URL).
-    static func objectPath(_ sha256: String) -> String {
+    package static func objectPath(_ sha256: String) -> String {
         "objects/" + sha256.prefix(2) + "/" + sha256
     }
 
@@ -90,5 +99,10 @@ public struct PublishedFileIndex: Codable, Sendable, Hashable {
         if let both = seen.first(where: directories.contains) {
             throw refuse(both, "is both a file and a directory")
         }
+    }
+
+    /// A value of these fields, as the publisher writes it.
+    package init(files: [File]) {
+        self.files = files
     }
 }

@@ -54,12 +54,12 @@ public struct Rollout: Codable, Sendable, Hashable {
     /// The percentage as people write it: "10 %", "12.5 %".
     public var share: String { Self.format(percent) }
 
-    static func format(_ percent: Double) -> String {
+    package static func format(_ percent: Double) -> String {
         percent == percent.rounded() ? "\(Int(percent)) %" : "\(percent) %"
     }
 
     /// A new random salt (16 hex digits).
-    static func makeSalt() -> String {
+    package static func makeSalt() -> String {
         (0..<8).map { _ in UInt8.random(in: 0...255) }.hexString
     }
 

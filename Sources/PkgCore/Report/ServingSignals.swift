@@ -50,7 +50,7 @@ public struct ServingSignals: Sendable, Hashable, Codable {
     static let countLimit = 999_999_999_999_999_999
 
     /// `a + b`, at most ``countLimit``.
-    static func capped(_ a: Int, _ b: Int) -> Int {
+    package static func capped(_ a: Int, _ b: Int) -> Int {
         let (sum, overflow) = a.addingReportingOverflow(b)
         return overflow ? countLimit : min(sum, countLimit)
     }

@@ -1,10 +1,10 @@
 /// The extensions the resolver knows, recognised from the bytes of a path without allocating.
-enum FileExtension: Sendable {
+package enum FileExtension: Sendable {
     case html, js, css, json, map, wasm, svg, png, jpeg, gif, webp, avif, ico, bmp, jxl, apng
     case woff2, woff, ttf, otf, txt, xml, mp4, webm, mp3, ogg, wav, m4a, pdf, webmanifest, csv, md
     case unknown
 
-    var isImage: Bool {
+    package var isImage: Bool {
         switch self {
         case .svg, .png, .jpeg, .gif, .webp, .avif, .ico, .bmp, .jxl, .apng: return true
         default: return false
@@ -14,7 +14,7 @@ enum FileExtension: Sendable {
 
 /// The extension of the last segment of `path`, lower-cased; looked up as a
 /// packed integer so the hot path does not allocate.
-func fileExtension(of path: some StringProtocol) -> FileExtension {
+package func fileExtension(of path: some StringProtocol) -> FileExtension {
     if let found = path.utf8.withContiguousStorageIfAvailable(fileExtension(ofBytes:)) { return found }
     return String(path).utf8.withContiguousStorageIfAvailable(fileExtension(ofBytes:)) ?? .unknown
 }

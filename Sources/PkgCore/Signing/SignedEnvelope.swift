@@ -11,9 +11,9 @@ import FoundationEssentials
 ///   "payload": "<base64 of the manifest JSON>",
 ///   "signatures": [ { "keyid": "<hex sha256 of the public key>", "sig": "<base64>" } ] }
 /// ```
-struct SignedEnvelope: Codable, Sendable, Hashable {
+package struct SignedEnvelope: Codable, Sendable, Hashable {
     /// The payload type of a pkgctl manifest.
-    static let manifestPayloadType = "application/vnd.pkgctl.manifest+json"
+    package static let manifestPayloadType = "application/vnd.pkgctl.manifest+json"
 
     struct Signature: Codable, Sendable, Hashable {
         var keyid: String
@@ -42,7 +42,7 @@ struct SignedEnvelope: Codable, Sendable, Hashable {
     }
 
     /// An envelope over `payload` signed by every key in `keys`.
-    static func sign(payload: [UInt8], payloadType: String, keys: [SigningKey]) throws -> SignedEnvelope {
+    package static func sign(payload: [UInt8], payloadType: String, keys: [SigningKey]) throws -> SignedEnvelope {
         let message = preAuthenticationEncoding(payloadType: payloadType, payload: payload)
         return SignedEnvelope(
             payloadType: payloadType,
@@ -56,7 +56,7 @@ struct SignedEnvelope: Codable, Sendable, Hashable {
     /// (``StrictJSON``), and every base64 text canonical, so that no byte of the file
     /// can change without the result changing.
     /// `what` names the document in errors: `manifest` or `timestamp`.
-    static func parse(_ body: [UInt8], source: String, what: String = "manifest") throws -> SignedEnvelope {
+    package static func parse(_ body: [UInt8], source: String, what: String = "manifest") throws -> SignedEnvelope {
         func malformed(_ reason: String) -> PkgError {
             PkgError(.untrustedManifest, "\(what) \(source): malformed signed envelope: \(reason)")
         }
@@ -81,7 +81,7 @@ struct SignedEnvelope: Codable, Sendable, Hashable {
     }
 
     /// The payload's bytes.
-    var payloadBytes: [UInt8] { (try? Self.decodeBase64(payload)) ?? [] }
+    package var payloadBytes: [UInt8] { (try? Self.decodeBase64(payload)) ?? [] }
 
     /// Standard base64 with padding, refusing any text that does not re-encode to itself
     /// (stray bits in the last character, whitespace, URL-safe letters).
@@ -93,7 +93,7 @@ struct SignedEnvelope: Codable, Sendable, Hashable {
     }
 
     /// The envelope as `manifest.json` carries it: sorted keys, indented, a final newline.
-    func encoded() throws -> [UInt8] {
+    package func encoded() throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return Array(try encoder.encode(self)) + [UInt8(ascii: "\n")]

@@ -30,7 +30,7 @@ public struct Timestamp: Codable, Sendable, Hashable {
     public var expires: Date
 
     /// Parses a timestamp payload: only these three fields, each once (``StrictJSON``).
-    static func parse(_ payload: [UInt8], source: String) throws -> Timestamp {
+    package static func parse(_ payload: [UInt8], source: String) throws -> Timestamp {
         do {
             try StrictJSON.check(payload, schema: .timestamp)
         } catch {
@@ -52,10 +52,17 @@ public struct Timestamp: Codable, Sendable, Hashable {
     }
 
     /// The payload as it is signed: sorted keys, a final newline.
-    func encoded() throws -> [UInt8] {
+    package func encoded() throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.dateEncodingStrategy = .iso8601
         return Array(try encoder.encode(self)) + [UInt8(ascii: "\n")]
+    }
+
+    /// A value of these fields, as the publisher writes it.
+    package init(manifestSHA256: String, manifestSequence: UInt64, expires: Date) {
+        self.manifestSHA256 = manifestSHA256
+        self.manifestSequence = manifestSequence
+        self.expires = expires
     }
 }

@@ -1,9 +1,8 @@
 import Glibc
 
-/// An exclusive `flock(2)` on `ROOT/lock`, held while a command changes the
-/// store, so two updates never interleave (and on a publisher's output folder's
-/// lock, so `pack`, `rollout`, `revoke` and `fleet watch` never interleave). Released
-/// when the value is dropped or the process dies.
+/// A `flock(2)` on `ROOT/lock`, held while a command changes the store, so two updates
+/// never interleave (and, shared or exclusive, on a publishing folder itself: see
+/// `PublishingFolder`). Released when the value is dropped or the process dies.
 public final class StoreLock: Sendable {
     private let descriptor: Int32
 
@@ -21,17 +20,20 @@ public final class StoreLock: Sendable {
         try self.init(locking: fd, path: path, wait: wait, onWait: onWait)
     }
 
-    /// Takes the lock on the directory `path` itself, adding no file to it (a folder nginx serves):
-    /// what `publish` and `prune` hold while they change a publishing folder.
-    public convenience init(directory path: String, wait: Bool = true, onWait: (String) -> Void = { _ in }) throws {
+    /// Takes the lock on the directory `path` itself, adding no file to it (a folder nginx serves);
+    /// `shared` lets other shared holders in and keeps exclusive ones out.
+    public convenience init(directory path: String, shared: Bool = false, wait: Bool = true,
+                            onWait: (String) -> Void = { _ in }) throws {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw fileSystemError("open", path) }
-        try self.init(locking: fd, path: path, wait: wait, onWait: onWait)
+        try self.init(locking: fd, path: path, operation: shared ? LOCK_SH : LOCK_EX, wait: wait, onWait: onWait)
     }
 
-    /// Locks the open descriptor `fd` of `path`, and owns it (closed on failure too).
-    private init(locking fd: Int32, path: String, wait: Bool, onWait: (String) -> Void) throws {
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+    /// Locks the open descriptor `fd` of `path` with `operation` (`LOCK_EX` or `LOCK_SH`), and
+    /// owns it (closed on failure too).
+    private init(locking fd: Int32, path: String, operation: Int32 = LOCK_EX, wait: Bool,
+                 onWait: (String) -> Void) throws {
+        if flock(fd, operation | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK else {
                 let error = fileSystemError("flock", path)
                 close(fd)
@@ -42,7 +44,7 @@ public final class StoreLock: Sendable {
                 throw PkgError(.locked, "\(path) is held by another pkgctl; try again when it finishes")
             }
             onWait("waiting for another pkgctl to release \(path)")
-            if retryingOnInterrupt({ flock(fd, LOCK_EX) }) != 0 {
+            if retryingOnInterrupt({ flock(fd, operation) }) != 0 {
                 let error = fileSystemError("flock", path)
                 close(fd)
                 throw error

@@ -1,6 +1,6 @@
 extension Sequence where Element == UInt8 {
     /// Lower-case hexadecimal text of these bytes, as in `sha256sum` output.
-    var hexString: String {
+    package var hexString: String {
         let bytes = withContiguousStorageIfAvailable { Array($0) } ?? Array(self)
         // Written into the string's own storage: appending Characters costs ~1k instructions a
         // byte (a SHA-256 digest's 32 were most of a 404's work in `pkgctl serve`).
@@ -18,7 +18,7 @@ private let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
 extension String {
     /// Whether this is a SHA-256 digest as pkgctl writes them: 64 lower-case hex digits.
-    var isSHA256Hex: Bool { isLowerHex(digits: 64) }
+    package var isSHA256Hex: Bool { isLowerHex(digits: 64) }
 
     /// Whether the text is exactly `digits` lower-case hexadecimal digits.
     func isLowerHex(digits: Int) -> Bool {

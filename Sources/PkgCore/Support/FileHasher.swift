@@ -2,8 +2,8 @@ import Crypto
 import Glibc
 
 /// SHA-256 of files, streamed through a fixed buffer.
-enum FileHasher {
-    static func hash(file path: String) throws -> FileIndex.Entry {
+package enum FileHasher {
+    package static func hash(file path: String) throws -> FileIndex.Entry {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { throw fileSystemError("open", path) }
         defer { close(fd) }

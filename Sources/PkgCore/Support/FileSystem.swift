@@ -4,12 +4,12 @@ import Glibc
 
 /// Small, explicit filesystem operations with errors that name the path.
 package enum FileSystem {
-    static func exists(_ path: String) -> Bool {
+    package static func exists(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0
     }
 
-    static func isDirectory(_ path: String) -> Bool {
+    package static func isDirectory(_ path: String) -> Bool {
         var info = stat()
         return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
@@ -33,7 +33,7 @@ package enum FileSystem {
     }
 
     /// Names in a directory, without "." and ".."; empty when it does not exist.
-    static func contents(of path: String) throws -> [String] {
+    package static func contents(of path: String) throws -> [String] {
         guard let dir = opendir(path) else {
             if errno == ENOENT { return [] }
             throw fileSystemError("opendir", path)
@@ -50,7 +50,7 @@ package enum FileSystem {
     }
 
     /// Removes a file, a symlink or a whole tree; no error when it is already gone.
-    static func removeTree(_ path: String) throws {
+    package static func removeTree(_ path: String) throws {
         var info = stat()
         guard lstat(path, &info) == 0 else {
             if errno == ENOENT { return }
@@ -65,7 +65,7 @@ package enum FileSystem {
     }
 
     /// Flushes a directory's entries (new names, renames) to disk.
-    static func syncDirectory(_ path: String) throws {
+    package static func syncDirectory(_ path: String) throws {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw fileSystemError("open", path) }
         defer { close(fd) }
@@ -74,7 +74,7 @@ package enum FileSystem {
 
     /// Flushes every dirty page of the filesystem holding `path`: one call instead
     /// of an fsync per extracted file.
-    static func syncFileSystem(containing path: String) throws {
+    package static func syncFileSystem(containing path: String) throws {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw fileSystemError("open", path) }
         defer { close(fd) }
@@ -107,7 +107,7 @@ package enum FileSystem {
     /// Creates `path` with `mode` and writes `bytes` into it, failing when the
     /// file exists (O_EXCL): for keys, which must never be overwritten. Without `flush`
     /// the file is not fsynced: for a caller that flushes many files with one `syncfs`.
-    static func createExclusively(_ bytes: some Collection<UInt8>, at path: String, mode: mode_t,
+    package static func createExclusively(_ bytes: some Collection<UInt8>, at path: String, mode: mode_t,
                                   flush: Bool = true) throws {
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw fileSystemError("create", path) }
@@ -127,7 +127,7 @@ package enum FileSystem {
         }
     }
 
-    private static func writeAll(_ bytes: some Collection<UInt8>, to fd: Int32, path: String) throws {
+    package static func writeAll(_ bytes: some Collection<UInt8>, to fd: Int32, path: String) throws {
         try Array(bytes).withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
@@ -143,10 +143,10 @@ package enum FileSystem {
 
     /// Prefix of the temp names `writeAtomically` and `replaceSymlink` use: a
     /// leading dot, which no package name or version can have.
-    static let temporaryPrefix = ".tmp-"
+    package static let temporaryPrefix = ".tmp-"
 
     /// `DIR/.tmp-PID-NAME` for `DIR/NAME`.
-    private static func temporaryName(beside path: String) -> String {
+    package static func temporaryName(beside path: String) -> String {
         let directory = PathName.parent(path)
         return directory + "/" + temporaryPrefix + "\(getpid())-" + PathName.lastComponent(path)
     }
@@ -205,7 +205,7 @@ package enum FileSystem {
     }
 
     /// mtime of `path` in nanoseconds, or -1 when it does not exist.
-    static func modificationStamp(_ path: String) -> Int64 {
+    package static func modificationStamp(_ path: String) -> Int64 {
         var info = stat()
         guard stat(path, &info) == 0 else { return -1 }
         return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)

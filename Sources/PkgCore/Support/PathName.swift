@@ -16,7 +16,7 @@ package enum PathName {
     }
 
     /// The last component of `path`: `/a/b/` → `b`.
-    static func lastComponent(_ path: String) -> String {
+    package static func lastComponent(_ path: String) -> String {
         guard let last = path.utf8.split(separator: slash).last else { return path.utf8.first == slash ? "/" : "" }
         return String(Substring(last))
     }

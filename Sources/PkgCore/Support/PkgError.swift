@@ -31,6 +31,8 @@ public struct PkgError: Error, Sendable, Hashable, CustomStringConvertible {
             case responseTooLarge
             case tooSlow
             case deadlineExceeded
+            case noManifest
+            case downgrade
         }
         let value: Value
 
@@ -76,6 +78,10 @@ public struct PkgError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let tooSlow = Code(value: .tooSlow)
         /// The run's ``TransferOptions/deadline`` passed before a transfer ended.
         public static let deadlineExceeded = Code(value: .deadlineExceeded)
+        /// A publishing folder has no `manifest.json` to read or change.
+        public static let noManifest = Code(value: .noManifest)
+        /// A release would sort below the one the manifest names for its slot now.
+        public static let downgrade = Code(value: .downgrade)
 
         /// The code's name, e.g. `unsafeEntry`.
         public var description: String { value.rawValue }

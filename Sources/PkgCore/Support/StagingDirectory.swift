@@ -10,9 +10,9 @@ import Glibc
 ///     try staging.publish(as: layout.versionDirectory("demo", "1.0.0"))
 /// }
 /// ```
-final class StagingDirectory {
+package final class StagingDirectory {
     /// The directory, `PARENT/PREFIX.XXXXXX`.
-    let path: String
+    package let path: String
     private var isPublished = false
 
     private init(path: String) {
@@ -23,7 +23,7 @@ final class StagingDirectory {
     /// `work` published it. When `work` throws, its error is the one reported and the
     /// removal is best effort (under `ROOT/staging`, ``PackageStore/recover()`` removes
     /// what is left); after a success, a failed removal is thrown.
-    static func run<Result>(in parent: String, prefix: String,
+    package static func run<Result>(in parent: String, prefix: String,
                             _ work: (StagingDirectory) throws -> Result) throws -> Result {
         let staging = StagingDirectory(path: try FileSystem.makeTemporaryDirectory(in: parent, prefix: prefix))
         let result: Result

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// Archives whose damage only shows while their data is read.
 extension ArchiveTests {

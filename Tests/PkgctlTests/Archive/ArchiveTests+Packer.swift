@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 extension ArchiveTests {
     @Test func packingTwiceGivesIdenticalBytes() throws {

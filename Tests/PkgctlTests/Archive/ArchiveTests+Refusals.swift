@@ -2,6 +2,7 @@ import CZip
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// Bundles the store must refuse before anything is written.
 extension ArchiveTests {

@@ -2,6 +2,7 @@ import CZip
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 @Suite struct ArchiveTests {
     static let label = "demo 1.2.0"

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// What ABI 0.1 adds, through the C host (`Tests/CHost/resolver_host.c`, modes `plan`,
 /// `offline-plan` and `sizes`) against the real library: `pkgctl_resolver_plan()` and its

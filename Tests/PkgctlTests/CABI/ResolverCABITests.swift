@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// The resolver through its C ABI: `Tests/CHost/resolver_host.c`, a plain C host, is compiled
 /// against `pkgctl/resolver.h` and `libpkgctl-resolver` with the flags of the pkg-config file

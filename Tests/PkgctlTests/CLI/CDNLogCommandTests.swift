@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// `pkgctl fleet report` over the logs CDNs write, told apart without a flag: CloudFront
 /// standard logs (W3C, the 33 fields of AWS's documentation), Cloudflare Logpush

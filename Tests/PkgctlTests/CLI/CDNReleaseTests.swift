@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// Devices polling through a real cache (Varnish, keeping a response without `Cache-Control` for
 /// 24 h as a CDN does) in front of nginx with the shipped origin include, while a publisher ships a

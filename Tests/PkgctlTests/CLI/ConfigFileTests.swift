@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// `update` and `serve` as a service runs them: settings from a config file and
 /// the environment, flags on top, and a bad file refused with one line and 78.

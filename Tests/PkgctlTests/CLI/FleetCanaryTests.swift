@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// The small canary, with real devices: `pkgctl update --health-check` against nginx,
 /// `fleet watch` on nginx's own log after each round. A bad release at 5 % of 60 devices halts

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// pack --rollout, rollout, revoke and update --device-id / --jitter as a
 /// publisher's scripts and a fleet's timers call them.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// `fleet report --html` from the command line: a month of reports costs the memory of an
 /// hour's, the numbers on stdout do not change, and the page shows the decisions `fleet watch`

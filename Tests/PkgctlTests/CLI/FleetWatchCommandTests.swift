@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// `pkgctl fleet watch`: a rollout that stops itself. One test drives real devices against
 /// nginx and reads nginx's own log; the others feed it logs written line by line, to pin
@@ -149,7 +150,7 @@ import Testing
     @Test func itWaitsForAPackHoldingTheOutputFoldersLock() throws {
         try pack("1.0.0")
         try pack("1.1.0", ["--rollout", "1"])
-        var lock: StoreLock? = try StoreLock(path: Publisher(outputDirectory: out).lockPath)
+        var lock: StoreLock? = try StoreLock(directory: out)
         let (process, output, _) = try PkgctlProcess.start(["fleet", "watch", out, "demo", "--log",
                                                             try log(reports("1.1.0", ok: 3)), "--interval", "0",
                                                             "--max-failure-rate", "5", "--min-devices", "3"])

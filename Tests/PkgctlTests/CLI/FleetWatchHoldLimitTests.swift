@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// `fleet watch` never holds forever: a confident rate from two failed devices halts, a hold for
 /// want of evidence lasts `--max-holds` intervals, and what it cannot decide exits 3 for a person.

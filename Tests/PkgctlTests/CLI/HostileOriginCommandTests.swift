@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// `pkgctl update` against a hostile origin as cron runs it: bounded memory and
 /// time, one-line errors, the store left whole; and the publisher's and device's

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// `pack --image-variants` and `update --accept-images` (flag and config key) from the command
 /// line, on photo-like pictures ImageMagick draws, and `verify` naming what the tree holds.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// Device outcomes reach the publisher through the origin's own access log: `pkgctl update`
 /// reports each outcome with a GET to nginx (which answers it 404), `pkgctl fleet report`

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// The `pkgctl` executable as users and cron run it.
 @Suite struct PkgctlCommandTests {
@@ -192,9 +193,9 @@ import Testing
         for (seed, source) in sources.enumerated() {
             try BundleFixtures.makeTree(at: source, files: 300, size: 24_000, seed: UInt64(seed + 1))
         }
-        let publisher = Publisher(outputDirectory: origin)
-        let entries = try [publisher.publish(source: sources[0], name: "app", version: "1", deltaFrom: 0),
-                           publisher.publish(source: sources[1], name: "app", version: "2", deltaFrom: 0)]
+        let publisher = PublishingFolder(origin)
+        let entries = try [publisher.pack(source: sources[0], name: "app", version: "1", options: .init(deltaFrom: 0)),
+                           publisher.pack(source: sources[1], name: "app", version: "2", options: .init(deltaFrom: 0))]
         func publish(_ entry: ManifestEntry) throws {
             try FileSystem.writeAtomically(try Manifest(packages: [entry]).encoded(), to: origin + "/manifest.json")
         }
@@ -231,9 +232,9 @@ import Testing
         for path in try FileManager.default.subpathsOfDirectory(atPath: v2) where path.hasSuffix("0.bin") {
             try Data((0..<24_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: URL(fileURLWithPath: v2 + "/" + path))
         }
-        let publisher = Publisher(outputDirectory: origin)
-        let entries = try [publisher.publish(source: v1, name: "app", version: "1", deltaFrom: 0),
-                           publisher.publish(source: v2, name: "app", version: "2", deltaFrom: treeDelta ? 1 : 0)]
+        let publisher = PublishingFolder(origin)
+        let entries = try [publisher.pack(source: v1, name: "app", version: "1", options: .init(deltaFrom: 0)),
+                           publisher.pack(source: v2, name: "app", version: "2", options: .init(deltaFrom: treeDelta ? 1 : 0))]
         #expect(entries[1].deltas.count == (treeDelta ? 1 : 0))
         // Version 2's zip is gone from the origin (and with a tree delta, the objects too): only
         // the way under test can install it, so a silent fallback fails the runs below instead of passing.

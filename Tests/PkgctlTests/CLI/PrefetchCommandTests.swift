@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// `pkgctl prefetch`, `pack --prefetch` and the prefetch `update` runs after an activation,
 /// each run as the pkgctl executable against a real nginx origin.
@@ -119,8 +120,7 @@ import Testing
         let urls = ["app://www.example.com/app/img/a.png", "app://www.example.com/app/late.js",
                     "app://www.example.com/always-500/gone.js"]
         for version in ["1", "2"] {
-            try Publisher(outputDirectory: out).publish(source: temp.path("src"), name: "site", version: version,
-                                                        routes: ["www.example.com/app"], prefetch: urls)
+            try PublishingFolder(out).pack(source: temp.path("src"), name: "site", version: version, options: .init(routes: ["www.example.com/app"], prefetch: urls))
             if version == "1" {
                 let update = try PkgctlProcess.run(["update", "--root", root, "--manifest", "file://\(out)/manifest.json",
                                                     "--no-report", "--ca-file", origin.caFile,

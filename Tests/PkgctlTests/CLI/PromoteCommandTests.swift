@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// Channels: a release tested on staging goes to production byte for byte, never rebuilt, signed
 /// with production's keys, with deltas from production's own earlier versions.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// `pkgctl prune` on an origin that served 50 releases of a real web app: it frees what no device
 /// can be sent for, and every device, however far behind, mid-rollout or on a rollout's

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// What a publisher meets behind a CDN: names that never change meaning, a version never
 /// re-packed with other bytes, `publish` in a safe order, a manifest written by an earlier pkgctl.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// Devices polling an origin while a release is being published to it: with `pkgctl publish` none
 /// ever fails or reports a failure, and `fleet watch` never halts the good release; a copy in the

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// keygen, pack --sign, sign, update --trusted-key / --health-check, rollback,
 /// unhold and status as scripts and cron run them.

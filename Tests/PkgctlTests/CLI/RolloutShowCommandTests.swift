@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// `pkgctl rollout OUT_DIR NAME` with no percent shows where the rollout stands and changes nothing.
 @Suite struct RolloutShowCommandTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// Host-runtime targeting through the command line against nginx: `pack --runtime` adding a
 /// release per range, `update --runtime` (flag and config), the `incompatible` outcome in the

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// What the resolver sees go wrong under a release's routes reaches the publisher: the
 /// resolver counts the origin's 404s and fallbacks per version in the store, `pkgctl update`

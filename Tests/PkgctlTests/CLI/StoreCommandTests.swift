@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// What the README promises of `gc`, `status`, `resolve` and `update`'s terminal
 /// output, each run as the pkgctl executable.
@@ -21,8 +22,7 @@ import Testing
     private func publishApp(_ n: Int) throws {
         let source = temp.path + "/src\(n)"
         try BundleFixtures.makeTree(at: source, files: 4, size: 500, seed: UInt64(n))
-        _ = try Publisher(outputDirectory: origin).publish(source: source, name: "app", version: "\(n)",
-                                                           routes: ["www.example.com/app"])
+        _ = try PublishingFolder(origin).pack(source: source, name: "app", version: "\(n)", options: .init(routes: ["www.example.com/app"]))
     }
 
     @Test func gcKeepsAPendingTrialsPreviousAndRemovesLeftoverObjects() throws {

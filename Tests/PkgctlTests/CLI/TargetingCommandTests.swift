@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// When and to whom a release goes, through the command line against nginx: activation
 /// windows under Debian's faketime (the clock of the pkgctl process, local time UTC), critical

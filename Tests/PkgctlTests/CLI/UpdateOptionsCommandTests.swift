@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// The options of `update` the README lists, each driven the way a cron line or a
 /// service sets it (flag, config file, environment) and shown to take effect.
@@ -240,11 +241,9 @@ import Testing
     }
 
     @Test func packagesTheManifestNoLongerListsStayInstalledAndServed() throws {
-        let publisher = Publisher(outputDirectory: origin)
-        let demo = try publisher.publish(source: BundleFixtures.demoSource("1.0.0"), name: "demo", version: "1.0.0",
-                                         routes: ["www.example.com/app"])
-        let other = try publisher.publish(source: BundleFixtures.demoSource("1.1.0"), name: "other", version: "1.1.0",
-                                          routes: ["other.example.com"])
+        let publisher = PublishingFolder(origin)
+        let demo = try publisher.pack(source: BundleFixtures.demoSource("1.0.0"), name: "demo", version: "1.0.0", options: .init(routes: ["www.example.com/app"]))
+        let other = try publisher.pack(source: BundleFixtures.demoSource("1.1.0"), name: "other", version: "1.1.0", options: .init(routes: ["other.example.com"]))
         #expect(try PkgctlProcess.run(["update", "--root", root, "--manifest", manifestURL]).status == 0)
         try FileSystem.writeAtomically(try Manifest(packages: [demo]).encoded(), to: origin + "/manifest.json")
         let update = try PkgctlProcess.run(["update", "--root", root, "--manifest", manifestURL, "--keep", "1"])

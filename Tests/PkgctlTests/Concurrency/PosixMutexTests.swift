@@ -1,6 +1,7 @@
 import Glibc
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// `PosixMutex` is the lock ThreadSanitizer can see (`scripts/test --sanitize thread`
 /// fails on any report): these runs contend for it from several threads at once.

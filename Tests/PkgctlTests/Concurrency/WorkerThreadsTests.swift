@@ -2,6 +2,7 @@ import Glibc
 import Synchronization
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// `WorkerThreads.map` and `both`, which pack and `--image-variants` spread their work with:
 /// results in index order and the error a loop in order would throw, whatever the threads.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 extension WebEngineSuites {
     /// A page's `Range` in Chromium (`Examples/HybridAppQt`, Qt 6.4): Qt answers a single range

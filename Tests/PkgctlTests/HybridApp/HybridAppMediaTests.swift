@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 extension WebEngineSuites {
     /// `<video>` on `app://` in WebKitGTK through the GStreamer source `pkgctlsrc`

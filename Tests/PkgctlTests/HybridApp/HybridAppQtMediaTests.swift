@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 extension WebEngineSuites {
     /// `<video>` on `app://` in Chromium (Qt WebEngine 6.4, `Examples/HybridAppQt`): no media

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 extension WebEngineSuites {
     /// The resolver inside a real web engine: a WebKitGTK window whose `app://` scheme the

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 extension WebEngineSuites {
     /// Chromium through Qt WebEngine 6.11 (PyQt6 from PyPI), driving the Python binding

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// A real React production build: Streamlit 1.66.1's front-end, `streamlit/static` in its PyPI
 /// wheel (which `scripts/setup --test` downloads): `index.html`, about 300 Vite chunks, a
@@ -39,8 +40,8 @@ enum ReactBuildFixture {
     /// Publishes the front-end as package `name` 1.0.0 (routed at `route`) into `directory`/origin
     /// and installs it into `directory`/store, as a device would; the store's root.
     static func installed(in directory: TemporaryDirectory) throws -> String {
-        _ = try Publisher(outputDirectory: directory.path + "/origin").publish(
-            source: try folder(), name: name, version: "1.0.0", routes: [route], deltaFrom: 0)
+        _ = try PublishingFolder(directory.path + "/origin").pack(
+            source: try folder(), name: name, version: "1.0.0", options: .init(routes: [route], deltaFrom: 0))
         let root = directory.path + "/store"
         #expect(try Updater(store: PackageStore(root: root), manifestURL: "file://\(directory.path)/origin/manifest.json")
             .run().succeeded)

@@ -1,5 +1,6 @@
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 @Suite struct ManifestTests {
     private let hash = String(repeating: "ab", count: 32)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// `pack` runs the zip beside the objects and the tree deltas of several bases at once: what it
 /// writes must not depend on how many threads it had.
@@ -21,13 +22,12 @@ import Testing
         var trees: [[String: Data]] = []
         for workers in [1, 2, 3] {
             let origin = try TemporaryDirectory()
-            var publisher = Publisher(outputDirectory: origin.path)
+            var publisher = PublishingFolder(origin.path)
             publisher.workers = workers
             var entries: [ManifestEntry] = []
             for (version, source) in releases {
-                entries.append(try publisher.publish(source: source, name: "demo", version: version,
-                                                     routes: ["www.example.com/app"], precompress: true,
-                                                     deltaFrom: 2))
+                entries.append(try publisher.pack(source: source, name: "demo", version: version, options: .init(routes: ["www.example.com/app"], precompress: true,
+                                                     deltaFrom: 2)))
             }
             #expect(entries.map(\.deltas.count) == [0, 1, 2])
             trees.append(try Self.files(in: origin.path))

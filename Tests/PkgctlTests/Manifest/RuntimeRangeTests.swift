@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// Semver ranges of host runtimes as npm and CodePush write them, and the manifest rules
 /// around them: which runtimes a range holds, when two ranges are one release slot, and

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// The pieces under `fleet report --html`: report times in each log layout, the adoption
 /// curve, the watch's history beside its step state, and a page no log can inject into.

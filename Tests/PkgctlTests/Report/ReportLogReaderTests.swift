@@ -1,6 +1,7 @@
-import CCompression
+import CPrecompression
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// The pieces under `fleet report`'s CDN layouts, fed in ways a whole file never shows:
 /// gzip a byte at a time into a tiny buffer, escapes and cut lines.

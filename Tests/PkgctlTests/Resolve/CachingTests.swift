@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// What caches are told about local answers: `Last-Modified`, If-Modified-Since,
 /// and the `Cache-Control` policy for versioned package files.

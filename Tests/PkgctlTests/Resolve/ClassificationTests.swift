@@ -1,5 +1,6 @@
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 @Suite struct ClassificationTests {
     struct Case: Sendable, CustomTestStringConvertible {

@@ -1,5 +1,6 @@
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// Names from the built front-ends of real wheels on PyPI (streamlit 1.66.1: Vite;
 /// jupyterlab 4.6.6 and notebook 7.6.5: webpack; gradio 6.29.1: Vite and SvelteKit;

@@ -4,6 +4,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// An executor that only queues: the test runs the closures when it chooses, on
 /// its own thread, as a host's main loop would.

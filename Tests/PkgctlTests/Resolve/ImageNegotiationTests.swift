@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// Image variants in a package (`X.png.avif`, `X.png.webp`): the resolver answers a request
 /// for `X.png` with the best one its `Accept` names, under the original URL.

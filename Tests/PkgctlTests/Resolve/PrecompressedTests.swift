@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// Precompressed files: `pack --precompress` writes `X.br` / `X.gz` beside text
 /// files, and the resolver answers with one when `Accept-Encoding` allows.
@@ -33,10 +34,10 @@ import Testing
             "css/site.css": Array(String(repeating: "body{margin:0}\n", count: 80).utf8),
             "css/site.css.gz": Array("the site's own gzip".utf8),
         ], under: source)
-        let first = try Publisher(outputDirectory: temp.path + "/one").publish(
-            source: source, name: "site", version: "1.0.0", precompress: true)
-        let second = try Publisher(outputDirectory: temp.path + "/two").publish(
-            source: source, name: "site", version: "1.0.0", precompress: true)
+        let first = try PublishingFolder(temp.path + "/one").pack(
+            source: source, name: "site", version: "1.0.0", options: .init(precompress: true))
+        let second = try PublishingFolder(temp.path + "/two").pack(
+            source: source, name: "site", version: "1.0.0", options: .init(precompress: true))
         #expect(first.sha256 == second.sha256, "packing twice gave different zips")
 
         let zip = temp.path + "/one/" + first.url

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// `Resolver.prefetch`: origin resources fetched into the overlay ahead of use, through the
 /// resolver's normal path, against a real nginx origin (the request counts are its access log).
@@ -141,8 +142,7 @@ import Testing
         try fixtures.makeKey("release")
         try BundleFixtures.makeTree(at: temp.path("src"), files: 2, size: 100)
         let urls = ["app://www.example.com/app/img/a.png", "app://www.example.com/app/a.js"]
-        try Publisher(outputDirectory: temp.path("out")).publish(source: temp.path("src"), name: "site", version: "1",
-                                                                 routes: ["www.example.com/app"], prefetch: urls,
+        try PublishingFolder(temp.path("out")).pack(source: temp.path("src"), name: "site", version: "1", options: .init(routes: ["www.example.com/app"], prefetch: urls),
                                                                  signer: try fixtures.signer("release"))
         let store = PackageStore(root: temp.path("store"))
         let prefetched = PosixMutex<[(name: String, version: String, results: [PrefetchResult])]>([])

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// A store root under /tmp with packages laid out the way `install` + `activate`
 /// leave them: `packages/NAME/VERSION/...`, `current` symlinks, version records.

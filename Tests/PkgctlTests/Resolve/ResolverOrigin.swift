@@ -1,5 +1,6 @@
 import Foundation
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// A loopback HTTPS nginx (test CA from TestCertificateAuthority) with the
 /// locations the resolver tests need, beside the transfer tests' NginxOrigin:

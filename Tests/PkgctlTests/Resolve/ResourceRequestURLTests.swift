@@ -1,5 +1,6 @@
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// A request made from its parts gives back the URL those parts make, byte for byte,
 /// whatever the parts hold (the URL is copied into one allocation, not appended piecewise).

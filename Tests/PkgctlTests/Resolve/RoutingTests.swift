@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 @Suite struct RoutingTests {
     let sandbox: ResolveSandbox

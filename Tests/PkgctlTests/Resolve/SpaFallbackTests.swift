@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// A package's SPA fallback: navigations that match no file get its document.
 @Suite struct SpaFallbackTests {

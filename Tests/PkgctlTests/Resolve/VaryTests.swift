@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// The overlay keeps an origin's negotiated representations apart (`Vary`), against nginx
 /// negotiating WebP by `Accept` as image CDNs do (``ResolverOrigin``'s `/negotiate/`).

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 @testable import PkgServer
 
 /// RFC 9112 §3.2: a request without `Host` (HTTP/1.1), with two `Host` fields, or with a

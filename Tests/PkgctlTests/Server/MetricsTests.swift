@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// `pkgctl serve --metrics-port 0` as a process, behind an HTTPS nginx origin: known
 /// traffic through curl, then `/metrics` scraped and read by prometheus-client's parser,

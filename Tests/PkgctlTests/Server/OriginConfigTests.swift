@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// An OUT_DIR as `pkgctl publish` lays it out, under the URL prefix `/pkgctl` of a test
 /// origin's root: every file but manifest.json and timestamp.json named by its SHA-256,

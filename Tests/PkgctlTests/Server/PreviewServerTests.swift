@@ -2,6 +2,7 @@ import Foundation
 import PkgServer
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// `PreviewServer` over real sockets, with curl and raw TCP clients.
 @Suite struct PreviewServerTests {
@@ -17,15 +18,14 @@ import Testing
     }
 
     private func install(_ source: String, version: String) throws {
-        try Publisher(outputDirectory: origin).publish(source: source, name: "demo", version: version,
-                                                       routes: ["www.example.com/app"])
+        try PublishingFolder(origin).pack(source: source, name: "demo", version: version, options: .init(routes: ["www.example.com/app"]))
         #expect(try Updater(store: store, manifestURL: "file://" + origin + "/manifest.json").run().succeeded)
     }
 
     /// Publishes the 1.1.0 demo sources as `version` with `routes` and installs it.
     private func publishAndUpdate(version: String, routes: [String]) throws {
-        try Publisher(outputDirectory: origin).publish(source: BundleFixtures.demoSource("1.1.0"), name: "demo",
-                                                       version: version, routes: routes)
+        try PublishingFolder(origin).pack(source: BundleFixtures.demoSource("1.1.0"), name: "demo",
+                                                       version: version, options: .init(routes: routes))
         #expect(try Updater(store: store, manifestURL: "file://" + origin + "/manifest.json").run().succeeded)
     }
 
@@ -196,9 +196,8 @@ import Testing
     @Test func aRouteAddedByAnUpdateIsServedByTheNextRequest() throws {
         try withServer { port in
             let proxy = ["-x", "http://127.0.0.1:\(port)"]
-            try Publisher(outputDirectory: origin).publish(
-                source: BundleFixtures.demoSource("1.1.0"), name: "demo", version: "1.1.0",
-                routes: ["www.example.com/app", "docs.example.com"])
+            try PublishingFolder(origin).pack(
+                source: BundleFixtures.demoSource("1.1.0"), name: "demo", version: "1.1.0", options: .init(routes: ["www.example.com/app", "docs.example.com"]))
             #expect(try Updater(store: store, manifestURL: "file://" + origin + "/manifest.json").run().succeeded)
             let docs = try HTTPExchange.curl("http://docs.example.com/docs/", proxy)
             #expect(docs.status == 200)

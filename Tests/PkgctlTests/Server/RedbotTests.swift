@@ -2,6 +2,7 @@ import Foundation
 import PkgServer
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// REDbot ("lint for HTTP", from PyPI) on `pkgctl serve`'s answers: no WARN or
 /// BAD note for a page, a script, a stylesheet, an image, a directory index, a

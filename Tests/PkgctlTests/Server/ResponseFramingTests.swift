@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 @testable import PkgServer
 
 /// How `pkgctl serve` frames answers it writes itself: chunks for an origin
@@ -15,8 +16,8 @@ import Testing
         temp = try TemporaryDirectory()
         let origin = temp.path + "/origin"
         store = PackageStore(root: temp.path + "/store")
-        try Publisher(outputDirectory: origin).publish(source: BundleFixtures.demoSource("1.0.0"), name: "demo",
-                                                       version: "1.0.0", routes: ["www.example.com/app"])
+        try PublishingFolder(origin).pack(source: BundleFixtures.demoSource("1.0.0"), name: "demo",
+                                                       version: "1.0.0", options: .init(routes: ["www.example.com/app"]))
         #expect(try Updater(store: store, manifestURL: "file://" + origin + "/manifest.json").run().succeeded)
         try FileManager.default.createDirectory(atPath: temp.path + "/site", withIntermediateDirectories: true)
         try Data(body).write(to: URL(fileURLWithPath: temp.path + "/site/blob.bin"))
@@ -82,8 +83,7 @@ import Testing
         // Random bytes: zeros would trip the zip-bomb ratio limit on install.
         let random = try #require(FileHandle(forReadingAtPath: "/dev/urandom")).readData(ofLength: size)
         try random.write(to: URL(fileURLWithPath: large + "/large.bin"))
-        try Publisher(outputDirectory: temp.path + "/origin").publish(source: large, name: "large", version: "1",
-                                                                    routes: ["www.example.com/large"])
+        try PublishingFolder(temp.path + "/origin").pack(source: large, name: "large", version: "1", options: .init(routes: ["www.example.com/large"]))
         #expect(try Updater(store: store, manifestURL: "file://" + temp.path + "/origin/manifest.json").run().succeeded)
         let resolver = try Resolver(store: store)
         let server = PreviewServer(resolver: resolver, configuration: PreviewServerConfiguration(

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// `pkgctl serve --source DIR`: a build folder previewed under a package's rules, before it is
 /// packed: the real binary, answered to curl and raw sockets.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// `pkgctl serve` over a store that serves nothing it will be asked says so in one line on
 /// stderr as it starts, and still starts: an update may install what is missing.

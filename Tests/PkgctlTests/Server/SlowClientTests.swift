@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// `pkgctl serve` under slow clients of a large origin file: flow control holds
 /// the origin back, so the server's memory stays bounded and every client gets

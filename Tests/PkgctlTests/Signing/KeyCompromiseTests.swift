@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// What a stolen or rogue key, and an origin that rewrites signed files, can
 /// and cannot do (TUF §1.5.2, §5.3.11): keys made by the test, manifests read
@@ -94,7 +95,7 @@ import Testing
             let error = #expect(throws: PkgError.self) { try run(trusting: ["release"]) }
             #expect(error?.message.contains("sequence \(sequence) is above the largest allowed") == true,
                     "\(String(describing: error))")
-            let signing = #expect(throws: PkgError.self) { try fixtures.signer("release").resign(file: manifestPath) }
+            let signing = #expect(throws: PkgError.self) { try fixtures.signer("release").resign(PublishingFolder(PathName.parent(manifestPath))) }
             #expect(signing?.message.contains("sequence \(sequence) is above the largest allowed") == true)
         }
         #expect(store.activeVersion(of: "demo") == nil)
@@ -179,7 +180,7 @@ import Testing
         let day = 86_400.0
         try SigningFixtures.publishDemo("1.0.0", into: originRoot, signer: try fixtures.signer("content", validity: 365 * day))
         let online = TimestampSigner(keys: [try fixtures.signingKey("online")])
-        try online.write(in: originRoot)
+        try online.write(in: PublishingFolder(originRoot))
         let trust = TrustPolicy(trustedKeys: [try fixtures.trustedKey("content")],
                                 timestampKeys: [try fixtures.trustedKey("online")])
         func run(at offset: TimeInterval = 0) throws -> UpdateReport {
@@ -196,25 +197,25 @@ import Testing
         // A day later the manifest is good for a year, but the timestamp has run out...
         expectRefused(at: 2 * day, "timestamp \(origin.baseURL)/timestamp.json expired at ")
         // ...until the online key renews it, with the content key still offline.
-        try online.write(in: originRoot, now: Date().addingTimeInterval(2 * day))
+        try online.write(in: PublishingFolder(originRoot), now: Date().addingTimeInterval(2 * day))
         #expect(try run(at: 2 * day).succeeded)
 
         // Stolen, the online key signs no content: a manifest signed by it alone is refused,
         try SigningFixtures.publishDemo("1.1.0", into: originRoot, signer: try fixtures.signer("online"))
-        try online.write(in: originRoot)
+        try online.write(in: PublishingFolder(originRoot))
         expectRefused("is not signed by a trusted key")
         // and a timestamp cannot make another manifest current than the one it names.
         try SigningFixtures.publishDemo("1.1.0", into: originRoot, signer: try fixtures.signer("content", validity: 365 * day))
         expectRefused("is not the one timestamp.json names")
         // The content key cannot stand in for the timestamp key, nor a manifest for a timestamp.
-        try TimestampSigner(keys: [try fixtures.signingKey("content")]).write(in: originRoot)
+        try TimestampSigner(keys: [try fixtures.signingKey("content")]).write(in: PublishingFolder(originRoot))
         expectRefused("is not signed by a timestamp key")
         try FileManager.default.removeItem(atPath: originRoot + "/timestamp.json")
         try FileManager.default.copyItem(atPath: manifestPath, toPath: originRoot + "/timestamp.json")
         expectRefused("payload type 'application/vnd.pkgctl.manifest+json' is not application/vnd.pkgctl.timestamp+json")
         // What the stolen online key can do: keep a device on the current manifest, but only
         // until that manifest's own (offline-signed) expiry.
-        try TimestampSigner(keys: [try fixtures.signingKey("online")], validity: 1000 * day).write(in: originRoot)
+        try TimestampSigner(keys: [try fixtures.signingKey("online")], validity: 1000 * day).write(in: PublishingFolder(originRoot))
         #expect(try run(at: 300 * day).succeeded)
         #expect(store.activeVersion(of: "demo") == "1.1.0")
         let frozen = #expect(throws: PkgError.self) { try run(at: 400 * day) }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// Keys and signed origins for signing tests: every key is made by the test.
 struct SigningFixtures {
@@ -24,9 +25,8 @@ struct SigningFixtures {
 
     /// Publishes demo `version` into `origin`, its manifest signed by `signer`.
     static func publishDemo(_ version: String, into origin: String, signer: ManifestSigner?) throws {
-        try Publisher(outputDirectory: origin).publish(
-            source: BundleFixtures.demoSource(version), name: "demo", version: version,
-            routes: ["www.example.com/app"], signer: signer)
+        try PublishingFolder(origin).pack(
+            source: BundleFixtures.demoSource(version), name: "demo", version: version, options: .init(routes: ["www.example.com/app"]), signer: signer)
     }
 
     /// Rewrites the payload of the signed manifest in `origin` with `transform`, signing it with `signer`

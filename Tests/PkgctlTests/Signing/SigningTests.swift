@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// Signed manifests end to end: keys made by the test, a loopback HTTPS nginx
 /// origin, real downloads. Every refusal leaves the active version serving and
@@ -141,7 +142,7 @@ import Testing
         try SigningFixtures.publishDemo("1.1.0", into: originRoot, signer: signer)
         let path = originRoot + "/manifest.json"
         #expect(try PublishedManifest.read(path)?.manifest.sequence == 2)
-        let resigned = try signer.resign(file: path)
+        let resigned = try signer.resign(PublishingFolder(originRoot))
         #expect(resigned.sequence == 3)
         #expect(resigned.packages.map(\.version) == ["1.1.0"])
         let unsigned = #expect(throws: PkgError.self) {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// ``StagingDirectory`` owns its directory: every exit leaves it published or gone.
 @Suite struct StagingDirectoryTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// Source trees and published origins for update tests.
 enum BundleFixtures {
@@ -29,8 +30,8 @@ enum BundleFixtures {
     @discardableResult
     static func publishDemo(_ versions: [String], into origin: String, deltaFrom: Int = 0) throws -> [ManifestEntry] {
         try versions.map {
-            try Publisher(outputDirectory: origin).publish(
-                source: demoSource($0), name: "demo", version: $0, routes: ["www.example.com/app"], deltaFrom: deltaFrom)
+            try PublishingFolder(origin).pack(
+                source: demoSource($0), name: "demo", version: $0, options: .init(routes: ["www.example.com/app"], deltaFrom: deltaFrom))
         }
     }
 

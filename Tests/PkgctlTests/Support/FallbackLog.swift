@@ -1,5 +1,6 @@
 import Foundation
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// The fall-backs an update run announced (``UpdateEvent/fellBack``), in order: pass
 /// `record` as the run's progress handler.

@@ -1,4 +1,5 @@
 @testable import PkgCore
+@testable import PkgPublishing
 
 extension NginxOrigin {
     /// The outcome reports devices sent, read back from nginx's access log in order.

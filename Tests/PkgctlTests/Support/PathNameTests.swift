@@ -1,5 +1,6 @@
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// `PathName.parent` is where a file beside `path` goes (temporary files, directory fsync):
 /// a bare name lives in the working directory, never in `/`.

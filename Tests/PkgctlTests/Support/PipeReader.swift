@@ -1,5 +1,6 @@
 import Foundation
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// Reads a child's pipe to its end on a thread of its own, so a child that fills the pipe's
 /// 64 KiB never blocks on it; ``text()`` waits for the end (the child exited or closed it).

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// Runs the built `pkgctl` executable, which sits beside the test bundle.
 struct PkgctlProcess {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// Header lines as libcurl's header callback delivers them, CRLF included.
 @Suite struct ResponseHeadersTests {

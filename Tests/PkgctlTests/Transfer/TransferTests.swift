@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// `Downloader` against a real nginx on 127.0.0.1 (see `NginxOrigin` for the paths it serves).
 @Suite struct TransferTests {

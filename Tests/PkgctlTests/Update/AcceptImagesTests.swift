@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// `update --accept-images`: a device whose engine decodes WebP (or AVIF) downloads and keeps
 /// only the variant of each image that has one, against a real nginx whose access log shows
@@ -32,8 +33,7 @@ import Testing
             try FileManager.default.createDirectory(atPath: PathName.parent(source + "/" + path), withIntermediateDirectories: true)
             try Data(bytes).write(to: URL(fileURLWithPath: source + "/" + path))
         }
-        _ = try Publisher(outputDirectory: originRoot).publish(source: source, name: "app", version: "1.0",
-                                                              routes: ["www.example.com/app"], deltaFrom: 0)
+        _ = try PublishingFolder(originRoot).pack(source: source, name: "app", version: "1.0", options: .init(routes: ["www.example.com/app"], deltaFrom: 0))
     }
 
     func update(_ origin: NginxOrigin, accepting: Set<ImageVariant>, store: PackageStore) throws -> UpdateReport {

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// Activation windows and critical releases through the library: the updater's clock is
 /// set to local times on either side of a window's edges and of midnight, against nginx.
@@ -35,9 +36,9 @@ import Testing
     }
 
     func publish(_ version: String, from source: String, critical: Bool = false) throws {
-        try Publisher(outputDirectory: originRoot).publish(source: BundleFixtures.demoSource(source), name: "demo",
-                                                          version: version, routes: ["www.example.com/app"],
-                                                          deltaFrom: 0, critical: critical)
+        try PublishingFolder(originRoot).pack(source: BundleFixtures.demoSource(source), name: "demo",
+                                                          version: version, options: .init(routes: ["www.example.com/app"],
+                                                          deltaFrom: 0, critical: critical))
     }
 
     @Test(arguments: [
@@ -99,7 +100,7 @@ import Testing
         try publish("1.2.0", from: "1.0.0")
         #expect(try updater(origin, windows: windows, at: Self.local(23, 29)).run().packages.map(\.action) == [.pending])
         // Revoked while it waited: no longer wanted, nothing waits.
-        try Publisher(outputDirectory: originRoot).revoke(name: "demo", version: "1.2.0")
+        try PublishingFolder(originRoot).revoke(name: "demo", version: "1.2.0")
         _ = try updater(origin, windows: windows, at: Self.local(23, 29)).run()
         #expect(try store.pendingVersion(of: "demo") == nil)
         #expect(store.activeVersion(of: "demo") == "1.1.0")
@@ -112,7 +113,7 @@ import Testing
         #expect(store.activeVersion(of: "demo") == "1.3.0")
 
         // A revoked active version is left at once, window or not (a halted release must stop).
-        try Publisher(outputDirectory: originRoot).revoke(name: "demo", version: "1.3.0")
+        try PublishingFolder(originRoot).revoke(name: "demo", version: "1.3.0")
         let left = try updater(origin, windows: windows, at: Self.local(12, 0)).run()
         #expect(left.packages.map(\.action) == [.revoked], "\(left.packages)")
         #expect(store.activeVersion(of: "demo") == "1.1.0")

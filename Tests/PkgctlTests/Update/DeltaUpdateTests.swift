@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// Per-file delta updates against a real nginx, whose access log shows what
 /// was fetched: changed files only, unchanged ones hard-linked, hostile or
@@ -31,8 +32,8 @@ import Testing
 
     /// Publishes version `n`; without tree deltas unless `deltaFrom` says, as these tests are of the per-file path.
     func publish(_ n: Int, changed: Int = 1, deltaFrom: Int = 0) throws -> ManifestEntry {
-        try Publisher(outputDirectory: originRoot).publish(source: try makeVersion(n, changed: changed), name: "app",
-                                                          version: "\(n).0", deltaFrom: deltaFrom)
+        try PublishingFolder(originRoot).pack(source: try makeVersion(n, changed: changed), name: "app",
+                                                          version: "\(n).0", options: .init(deltaFrom: deltaFrom))
     }
 
     func updater(_ origin: NginxOrigin) -> Updater {
@@ -126,12 +127,12 @@ import Testing
             }
             return source
         }
-        let publisher = Publisher(outputDirectory: originRoot)
-        try publisher.publish(source: try version(1), name: "app", version: "1.0", deltaFrom: 0)
+        let publisher = PublishingFolder(originRoot)
+        try publisher.pack(source: try version(1), name: "app", version: "1.0", options: .init(deltaFrom: 0))
         let origin = try NginxOrigin(root: originRoot, accessLog: true, gzip: true)
         defer { origin.stop() }
         #expect(try updater(origin).run().succeeded)
-        let v2 = try publisher.publish(source: try version(2), name: "app", version: "2.0", deltaFrom: 0)
+        let v2 = try publisher.pack(source: try version(2), name: "app", version: "2.0", options: .init(deltaFrom: 0))
         let index = try PublishedFileIndex.parse(try FileSystem.read(originRoot + "/" + (v2.index?.url ?? "")) ?? [],
                                                  label: "x", limits: ExtractionLimits())
         let changed = index.files.filter { $0.path < "f6" }

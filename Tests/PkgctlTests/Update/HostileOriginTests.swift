@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// A hostile origin (TUF's attack catalogue, §1.5.2) against `Updater`: each
 /// attack fails with an error naming what happened and where, within bounds of
@@ -82,8 +83,7 @@ import Testing
             let source = temp.path + "/demo-" + version
             try FileManager.default.copyItem(atPath: BundleFixtures.demoSource(version), toPath: source)
             try BundleFixtures.makeTree(at: source + "/media", files: 1, size: 100_000)
-            try Publisher(outputDirectory: originRoot).publish(source: source, name: "demo", version: version,
-                                                              routes: ["www.example.com/app"], deltaFrom: 0)
+            try PublishingFolder(originRoot).pack(source: source, name: "demo", version: version, options: .init(routes: ["www.example.com/app"], deltaFrom: 0))
             if version == "1.0.0" { try installFirst(origin) }
         }
         let report = try updater(origin.baseURL + "/drip-objects/manifest.json").run()
@@ -98,7 +98,7 @@ import Testing
         // 60 KB at 2,000 bytes/s would take 30 s; the run may take 3.
         let source = temp.path + "/big"
         try BundleFixtures.makeTree(at: source, files: 1, size: 60_000)
-        let published = try Publisher(outputDirectory: originRoot).publish(source: source, name: "big", version: "1.0.0")
+        let published = try PublishingFolder(originRoot).pack(source: source, name: "big", version: "1.0.0")
         try BundleFixtures.editManifest(in: originRoot) { manifest in
             manifest.packages = manifest.packages.map { entry in
                 var entry = entry
@@ -180,9 +180,8 @@ import Testing
     /// written in one second share it. A device that polled between them must not
     /// take a 304 for the second.
     @Test func twoSameSizePublishesInOneSecondAreBothSeen() throws {
-        let publisher = Publisher(outputDirectory: originRoot)
-        _ = try publisher.publish(source: BundleFixtures.demoSource("1.1.0"), name: "demo", version: "1.1.0",
-                                  routes: ["www.example.com/app"], rolloutPercent: 10)
+        let publisher = PublishingFolder(originRoot)
+        _ = try publisher.pack(source: BundleFixtures.demoSource("1.1.0"), name: "demo", version: "1.1.0", options: .init(routes: ["www.example.com/app"], rolloutPercent: 10))
         let manifestPath = originRoot + "/manifest.json"
         let rollout = try #require(try PublishedManifest.read(manifestPath)?.manifest.packages.first?.rollout)
         let device = try #require((0..<2000).lazy.map { "device-\($0)" }.first { id in

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// Rollback that holds, health-checked activation, app-confirmed trials, and
 /// re-published versions, with real zips and a real nginx origin.
@@ -63,8 +64,8 @@ import Testing
     @Test func aNewerVersionInstallsWhileAnOlderOneIsHeld() throws {
         try installBoth()
         try store.locked { _ = try store.rollback("demo") }
-        try Publisher(outputDirectory: originRoot).publish(
-            source: BundleFixtures.demoSource("1.1.0"), name: "demo", version: "1.2.0", routes: ["www.example.com/app"])
+        try PublishingFolder(originRoot).pack(
+            source: BundleFixtures.demoSource("1.1.0"), name: "demo", version: "1.2.0", options: .init(routes: ["www.example.com/app"]))
         #expect(try updater().run().packages.map(\.action) == [.upgraded])
         #expect(store.activeVersion(of: "demo") == "1.2.0")
     }
@@ -174,8 +175,8 @@ import Testing
 
     @Test func aCrashBetweenTwoTrialsGoesBackToTheLastConfirmedVersion() throws {
         try installBoth()   // 1.1.0 active, confirmed
-        try Publisher(outputDirectory: originRoot).publish(
-            source: BundleFixtures.demoSource("1.0.0"), name: "demo", version: "1.2.0", routes: ["www.example.com/app"])
+        try PublishingFolder(originRoot).pack(
+            source: BundleFixtures.demoSource("1.0.0"), name: "demo", version: "1.2.0", options: .init(routes: ["www.example.com/app"]))
         #expect(try updater(activation: .awaitingConfirmation).run().succeeded)   // 1.2.0 on trial
         // The next trial (1.3.0) was written, then the process died before switching to it.
         var next = try #require(try store.trial(of: "demo"))
@@ -201,8 +202,8 @@ import Testing
 
     @Test func gcKeepsTheVersionATrialWouldGoBackTo() throws {
         try installBoth()
-        try Publisher(outputDirectory: originRoot).publish(
-            source: BundleFixtures.demoSource("1.0.0"), name: "demo", version: "1.2.0", routes: ["www.example.com/app"])
+        try PublishingFolder(originRoot).pack(
+            source: BundleFixtures.demoSource("1.0.0"), name: "demo", version: "1.2.0", options: .init(routes: ["www.example.com/app"]))
         var trial = updater(activation: .awaitingConfirmation)
         trial.keep = 1
         #expect(try trial.run().succeeded)
@@ -219,8 +220,7 @@ import Testing
         try installBoth()
         let source = temp.path + "/v2"
         try BundleFixtures.makeTree(at: source, files: 3, size: 100)
-        try Publisher(outputDirectory: originRoot).publish(source: source, name: "demo", version: "2.0.0",
-                                                           routes: ["www.example.com/app"])
+        try PublishingFolder(originRoot).pack(source: source, name: "demo", version: "2.0.0", options: .init(routes: ["www.example.com/app"]))
         let check = HealthCheck(command: "test \"$PKGCTL_VERSION\" != 2.0.0", timeout: 10)
         var failing = updater(activation: .healthCheck(check))
         failing.keep = 2
@@ -241,8 +241,8 @@ import Testing
         // 1.0.0 re-published with other content (pack refuses that; a publisher that lost its manifest,
         // or an earlier pkgctl, does not), but its zip cannot be fetched.
         try BundleFixtures.forgetPublishedReleases(in: originRoot)
-        let republished = try Publisher(outputDirectory: originRoot).publish(
-            source: BundleFixtures.demoSource("1.1.0"), name: "demo", version: "1.0.0", routes: ["www.example.com/app"])
+        let republished = try PublishingFolder(originRoot).pack(
+            source: BundleFixtures.demoSource("1.1.0"), name: "demo", version: "1.0.0", options: .init(routes: ["www.example.com/app"]))
         try BundleFixtures.editManifest(in: originRoot) { $0.packages[0].url = "http://127.0.0.1:1/demo-1.0.0.zip" }
         let failed = try updater().run()
         #expect(failed.packages.first?.action == .failed)
@@ -264,8 +264,8 @@ import Testing
         #expect(try updater().run().succeeded)
         let installed = try #require(try store.record(of: "demo", version: "1.0.0"))
         try BundleFixtures.forgetPublishedReleases(in: originRoot)  // pack refuses a re-pack; an earlier pkgctl did not
-        try Publisher(outputDirectory: originRoot).publish(
-            source: BundleFixtures.demoSource("1.1.0"), name: "demo", version: "1.0.0", routes: ["www.example.com/app"])
+        try PublishingFolder(originRoot).pack(
+            source: BundleFixtures.demoSource("1.1.0"), name: "demo", version: "1.0.0", options: .init(routes: ["www.example.com/app"]))
         let report = try updater().run()
         let outcome = try #require(report.packages.first)
         #expect(outcome.action == .failed)
@@ -279,11 +279,11 @@ import Testing
     }
 
     @Test func theSameVersionWrittenDifferentlyIsNotAnUpgrade() throws {
-        try Publisher(outputDirectory: originRoot).publish(
-            source: BundleFixtures.demoSource("1.0.0"), name: "demo", version: "1.0", routes: [])
+        try PublishingFolder(originRoot).pack(
+            source: BundleFixtures.demoSource("1.0.0"), name: "demo", version: "1.0", options: .init(routes: []))
         #expect(try updater().run().succeeded)
-        try Publisher(outputDirectory: originRoot).publish(
-            source: BundleFixtures.demoSource("1.0.0"), name: "demo", version: "1.0.0", routes: [])
+        try PublishingFolder(originRoot).pack(
+            source: BundleFixtures.demoSource("1.0.0"), name: "demo", version: "1.0.0", options: .init(routes: []))
         #expect(try updater().run().packages.map(\.action) == [.republished])
     }
 }

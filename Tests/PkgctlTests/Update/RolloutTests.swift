@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// Staged rollout and revocation, decided on each device from one manifest:
 /// separate stores and device ids against one origin, real zips.
@@ -28,9 +29,8 @@ import Testing
     }
 
     func publish(_ source: String, version: String, rollout: Double? = nil) throws {
-        try Publisher(outputDirectory: originRoot).publish(
-            source: BundleFixtures.demoSource(source), name: "demo", version: version,
-            routes: ["www.example.com/app"], rolloutPercent: rollout)
+        try PublishingFolder(originRoot).pack(
+            source: BundleFixtures.demoSource(source), name: "demo", version: version, options: .init(routes: ["www.example.com/app"], rolloutPercent: rollout))
     }
 
     var salt: String {
@@ -67,7 +67,7 @@ import Testing
         let salt = try self.salt
         var onV2 = Set<String>()
         for percent in [25.0, 60.0, 100.0] {
-            if percent > 25 { try Publisher(outputDirectory: originRoot).setRollout(name: "demo", percent: percent) }
+            if percent > 25 { try PublishingFolder(originRoot).setRollout(name: "demo", percent: percent) }
             for device in fleet {
                 let report = try update(device)
                 let expected = percent >= 100 || Rollout.bucket(deviceID: device.id, salt: salt) < percent
@@ -79,8 +79,8 @@ import Testing
         }
         #expect(onV2.count == fleet.count)
         // Lowering needs --force, and a device on the version keeps it.
-        #expect(throws: PkgError.self) { try Publisher(outputDirectory: originRoot).setRollout(name: "demo", percent: 10) }
-        try Publisher(outputDirectory: originRoot).setRollout(name: "demo", percent: 0, force: true)
+        #expect(throws: PkgError.self) { try PublishingFolder(originRoot).setRollout(name: "demo", percent: 10) }
+        try PublishingFolder(originRoot).setRollout(name: "demo", percent: 0, force: true)
         for device in fleet {
             _ = try update(device)
             #expect(device.store.activeVersion(of: "demo") == "2.0.0")
@@ -107,10 +107,10 @@ import Testing
         try publish("1.0.0", version: "1.0.0")
         for device in fleet { _ = try update(device) }
         try publish("1.1.0", version: "2.0.0", rollout: 50)
-        try Publisher(outputDirectory: originRoot).setRollout(name: "demo", percent: 100)
+        try PublishingFolder(originRoot).setRollout(name: "demo", percent: 100)
         // At 100 % the rollout (and the version before it) is gone: the revocation falls back on each device's store.
         for device in fleet { _ = try update(device) }
-        let entry = try Publisher(outputDirectory: originRoot).revoke(name: "demo", version: "2.0.0")
+        let entry = try PublishingFolder(originRoot).revoke(name: "demo", version: "2.0.0")
         #expect(entry.version == "2.0.0" && entry.revoked == ["2.0.0"])
         for device in fleet {
             let report = try update(device)
@@ -129,7 +129,7 @@ import Testing
         for device in fleet { _ = try update(device) }
         try publish("1.1.0", version: "2.0.0", rollout: 50)
         for device in fleet { _ = try update(device) }
-        let entry = try Publisher(outputDirectory: originRoot).revoke(name: "demo", version: "2.0.0")
+        let entry = try PublishingFolder(originRoot).revoke(name: "demo", version: "2.0.0")
         #expect(entry.version == "1.0.0" && entry.rollout == nil)
         for device in fleet {
             #expect(try update(device).succeeded)
@@ -151,7 +151,7 @@ import Testing
         #expect(store.activeVersion(of: "demo") == "2.0.0")
         try store.locked { try store.hold("demo", version: "1.1.0") }
         // The manifest goes back to 1.1.0, which this device holds: it falls back on its store instead.
-        #expect(try Publisher(outputDirectory: originRoot).revoke(name: "demo", version: "2.0.0").version == "1.1.0")
+        #expect(try PublishingFolder(originRoot).revoke(name: "demo", version: "2.0.0").version == "1.1.0")
         let report = try updater(id).run()
         #expect(report.packages.first?.action == .revoked)
         #expect(report.packages.first?.to == "1.0.0")
@@ -177,7 +177,7 @@ import Testing
         downgraded.schemaVersion = 1
         let error = #expect(throws: PkgError.self) { try Manifest.parse(Array(try downgraded.encoded()), source: "m") }
         #expect(error?.message == "manifest m: 'rollout' and 'revoked' need schemaVersion 2, so older clients refuse it")
-        try Publisher(outputDirectory: originRoot).revoke(name: "demo", version: "2.0.0")
+        try PublishingFolder(originRoot).revoke(name: "demo", version: "2.0.0")
         #expect(try PublishedManifest.read(path)?.manifest.packages.first?.version == "1.0.0")
         #expect(try PublishedManifest.read(path)?.manifest.schemaVersion == 2, "the revocation is kept")
     }

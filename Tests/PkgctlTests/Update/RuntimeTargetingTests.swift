@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// Releases gated on the host app they fit, through the library against nginx with signed
 /// manifests made by the test's keys: one package with a release per runtime range, devices
@@ -20,9 +21,9 @@ import Testing
 
     func publish(_ version: String, for range: String?, from source: String = "1.0.0", rollout: Double? = nil,
                  critical: Bool = false) throws {
-        try Publisher(outputDirectory: originRoot).publish(
-            source: BundleFixtures.demoSource(source), name: "demo", version: version, routes: ["www.example.com/app"],
-            rolloutPercent: rollout, deltaFrom: 0, critical: critical, runtime: range.flatMap(RuntimeRange.init),
+        try PublishingFolder(originRoot).pack(
+            source: BundleFixtures.demoSource(source), name: "demo", version: version, options: .init(routes: ["www.example.com/app"],
+            rolloutPercent: rollout, deltaFrom: 0, critical: critical, runtime: range.flatMap(RuntimeRange.init)),
             signer: try signing.signer("release"))
     }
 
@@ -143,7 +144,7 @@ import Testing
     @Test func rolloutAndRevokeChangeOneReleaseOfThePackage() throws {
         try publish("2.4.0", for: "2.x")
         try publish("3.0.0", for: "3.x", from: "1.1.0")
-        let publisher = Publisher(outputDirectory: originRoot)
+        let publisher = PublishingFolder(originRoot)
         try publish("2.5.0", for: "2.x", from: "1.1.0", rollout: 0)
         let origin = try NginxOrigin(root: originRoot, accessLog: true)
         let signer = try signing.signer("release")

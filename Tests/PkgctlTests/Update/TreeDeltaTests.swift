@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// Tree deltas against a real nginx, whose access log shows the requests: a device
 /// on the release the publisher expected fetches one file besides the manifest; a
@@ -42,8 +43,8 @@ import Testing
 
     @discardableResult
     func publish(_ n: Int, changed: Int = 5, deltaFrom: Int = 3, rollout: Double? = nil) throws -> ManifestEntry {
-        try Publisher(outputDirectory: originRoot).publish(source: try makeVersion(n, changed: changed), name: "app",
-                                                          version: "\(n).0", rolloutPercent: rollout, deltaFrom: deltaFrom)
+        try PublishingFolder(originRoot).pack(source: try makeVersion(n, changed: changed), name: "app",
+                                                          version: "\(n).0", options: .init(rolloutPercent: rollout, deltaFrom: deltaFrom))
     }
 
     func updater(_ origin: NginxOrigin, deviceID: String? = nil) -> Updater {
@@ -160,7 +161,7 @@ import Testing
         defer { origin.stop() }
         let v2 = try publish(2)
         try publish(3, rollout: 10)
-        let entry = try Publisher(outputDirectory: originRoot).revoke(name: "app", version: "3.0")
+        let entry = try PublishingFolder(originRoot).revoke(name: "app", version: "3.0")
         #expect(entry.version == "2.0" && entry.deltas == v2.deltas && entry.index == v2.index)
         let before = origin.settledAccessLog().count
         #expect(try updater(origin).run().packages.map(\.action) == [.upgraded])
@@ -210,9 +211,9 @@ import Testing
     @Test func aSignedManifestCoversTheDeltas() throws {
         let key = try SigningKey.generate(in: temp.path)
         let signer = ManifestSigner(keys: [key])
-        _ = try Publisher(outputDirectory: originRoot).publish(source: try makeVersion(1), name: "app", version: "1.0",
+        _ = try PublishingFolder(originRoot).pack(source: try makeVersion(1), name: "app", version: "1.0",
                                                               signer: signer)
-        let v2 = try Publisher(outputDirectory: originRoot).publish(source: try makeVersion(2), name: "app", version: "2.0",
+        let v2 = try PublishingFolder(originRoot).pack(source: try makeVersion(2), name: "app", version: "2.0",
                                                                    signer: signer)
         let opened = try TrustPolicy(trustedKeys: [key.publicKey]).open(
             try #require(try FileSystem.read(originRoot + "/manifest.json")), source: "manifest.json", now: Date())
@@ -223,9 +224,9 @@ import Testing
     @Test func theSameTreesGiveTheSameDeltaBytes() throws {
         var files: [[UInt8]] = []
         for out in ["a", "b"] {
-            let publisher = Publisher(outputDirectory: temp.path + "/" + out)
-            try publisher.publish(source: try makeVersion(1), name: "app", version: "1.0")
-            let entry = try publisher.publish(source: try makeVersion(2), name: "app", version: "2.0")
+            let publisher = PublishingFolder(temp.path + "/" + out)
+            try publisher.pack(source: try makeVersion(1), name: "app", version: "1.0")
+            let entry = try publisher.pack(source: try makeVersion(2), name: "app", version: "2.0")
             files.append(try #require(try FileSystem.read(temp.path + "/" + out + "/" + (entry.deltas.first?.url ?? ""))))
         }
         #expect(files[0] == files[1] && !files[0].isEmpty)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PkgCore
+@testable import PkgPublishing
 
 /// `Updater` end to end: a real nginx origin, real libcurl downloads, real libzip extraction.
 @Suite struct UpdaterTests {
@@ -136,8 +137,8 @@ import Testing
         try installDemo100()
         let evil = temp.path + "/evil"
         try FileManager.default.createDirectory(atPath: evil, withIntermediateDirectories: true)
-        let entry = try Publisher(outputDirectory: originRoot).publish(
-            source: BundleFixtures.demoSource("1.1.0"), name: "demo", version: "2.0.0", deltaFrom: 0)
+        let entry = try PublishingFolder(originRoot).pack(
+            source: BundleFixtures.demoSource("1.1.0"), name: "demo", version: "2.0.0", options: .init(deltaFrom: 0))
         try BundleFixtures.renameEntry(in: originRoot + "/" + entry.url, from: "index.html", to: "../../escaped.html")
         try BundleFixtures.editManifest(in: originRoot) { manifest in
             let digest = try! FileHasher.hash(file: originRoot + "/" + entry.url)
@@ -156,7 +157,7 @@ import Testing
 
     @Test func onePackageFailingDoesNotStopOthers() throws {
         try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)
-        try Publisher(outputDirectory: originRoot).publish(
+        try PublishingFolder(originRoot).pack(
             source: BundleFixtures.demoSource("1.1.0"), name: "other", version: "3.0")
         try BundleFixtures.editManifest(in: originRoot) { $0.packages[0].sha256 = String(repeating: "1", count: 64) }
 
@@ -169,7 +170,7 @@ import Testing
 
     @Test func packagesDroppedFromTheManifestStayInstalled() throws {
         try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)
-        try Publisher(outputDirectory: originRoot).publish(
+        try PublishingFolder(originRoot).pack(
             source: BundleFixtures.demoSource("1.1.0"), name: "other", version: "3.0")
         #expect(try updater("file://" + originRoot + "/manifest.json").run().succeeded)
         try BundleFixtures.editManifest(in: originRoot) { $0.packages.removeAll { $0.name == "demo" } }
@@ -193,7 +194,7 @@ import Testing
 
         let big = temp.path + "/big"
         try BundleFixtures.makeTree(at: big, files: 40, size: 100_000)
-        try Publisher(outputDirectory: originRoot).publish(source: big, name: "demo", version: "9.0")
+        try PublishingFolder(originRoot).pack(source: big, name: "demo", version: "9.0")
         let report = try Updater(store: smallStore, manifestURL: manifest).run()
         let error = try #require(report.packages.first?.error)
         #expect(error.contains("only") && error.contains("free"), "\(error)")
@@ -210,7 +211,7 @@ import Testing
         let smallStore = PackageStore(root: mount + "/store")
         let big = temp.path + "/big"
         try BundleFixtures.makeTree(at: big, files: 30, size: 100_000)
-        let entry = try Publisher(outputDirectory: originRoot).publish(source: big, name: "demo", version: "9.0")
+        let entry = try PublishingFolder(originRoot).pack(source: big, name: "demo", version: "9.0")
 
         let error = #expect(throws: PkgError.self) {
             try smallStore.install(entry, archive: originRoot + "/" + entry.url, limits: ExtractionLimits(),

@@ -1,0 +1,34 @@
+import Glibc
+import PkgCore
+
+extension PublishingFolder {
+    /// Copies what this folder's manifest (and timestamp) can name into `destination`, the folder
+    /// an origin serves (created when missing), content-named files first and `manifest.json`
+    /// last (``OriginPublisher``); with `dryRun`, only finds what it would copy. With `verify`,
+    /// files already there are re-hashed instead of trusted by name and size. Holds this folder's
+    /// shared lock and the destination's exclusive one throughout. `progress` hears of every copied file.
+    ///
+    /// ```swift
+    /// let summary = try PublishingFolder("out").publish(to: "/srv/updates")
+    /// print(summary.copied, summary.skipped)
+    /// ```
+    public func publish(to destination: String, dryRun: Bool = false, verify: Bool = false,
+                        progress: ((PublishProgress) -> Void)? = nil) throws -> PublishSummary {
+        guard FileSystem.exists(manifestPath) else { throw missingManifest() }
+        let target = PublishingFolder(destination)
+        let publisher = OriginPublisher(source: self, destination: target, verify: verify)
+        if dryRun { return try withLock(.shared) { try publisher.publish(dryRun: true, progress: progress) } }
+        // A destination this run created and then refused to fill is removed (rmdir: only while empty).
+        let created = !FileSystem.isDirectory(destination)
+        try FileSystem.makeDirectories(destination)
+        guard access(destination, W_OK) == 0 else { throw fileSystemError("write into", destination) }
+        do {
+            return try Self.withLocks(self, .shared, target, .exclusive) {
+                try publisher.publish(dryRun: false, progress: progress)
+            }
+        } catch {
+            if created { rmdir(destination) }
+            throw error
+        }
+    }
+}
