@@ -86,7 +86,7 @@ struct PackCommand: ParsableCommand {
     @Flag(help: "Mark the release critical: devices activate it at once, whatever their --activate-window.")
     var critical = false
 
-    @Flag(help: "Accept a version that sorts below the one OUT_DIR/manifest.json names now (the entry then says so).")
+    @Flag(help: "Accept a version that sorts below the one OUT_DIR/manifest.json names now: devices install it as a downgrade.")
     var allowDowngrade = false
 
     @Option(help: RuntimeRangeArgument.help)
@@ -136,10 +136,17 @@ struct PackCommand: ParsableCommand {
         options.prefetch = prefetchList
         options.siblingWriters = variants.map { [$0] } ?? []
         options.allowDowngrade = allowDowngrade
-        let entry = try reportingErrors {
+        let replaced = try reportingErrors {
             options.runtime = try RuntimeRangeArgument.parse(runtime, package: name)
-            return try PublishingFolder(out).pack(source: source, name: name, version: version, options: options,
-                                                  signer: try signing.signer())
+            return allowDowngrade ? try? PublishingFolder(out).currentRelease(of: name, runtime: options.runtime) : nil
+        }
+        let entry = try reportingErrors {
+            try PublishingFolder(out).pack(source: source, name: name, version: version, options: options,
+                                           signer: try signing.signer())
+        }
+        if let replaced, PackageVersion(entry.version) < PackageVersion(replaced.version) {
+            print("\(name) \(entry.version) replaces \(replaced.version), which sorts above it (--allow-downgrade): "
+                  + "devices install it as a downgrade")
         }
         print("\(out)/\(entry.url)  \(entry.size) bytes  sha256 \(entry.sha256)")
         for delta in entry.deltas { print("\(out)/\(delta.url)  \(delta.size) bytes  from \(delta.from)") }

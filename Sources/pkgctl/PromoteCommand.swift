@@ -46,7 +46,7 @@ struct PromoteCommand: ParsableCommand {
     @Flag(help: "Replace a release still rolling out, or one no device can have yet (at 0 % without pins).")
     var force = false
 
-    @Flag(help: "Accept a version that sorts below the one TO_DIR names now (the entry then says so).")
+    @Flag(help: "Accept a version that sorts below the one TO_DIR names now: devices install it as a downgrade.")
     var allowDowngrade = false
 
     @Option(name: .customLong("delta-from"), help: "Write tree deltas from this many earlier versions of TO_DIR.")

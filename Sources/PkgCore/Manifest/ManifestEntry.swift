@@ -34,9 +34,6 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
     /// A release that becomes active at once, whatever the device's activation windows
     /// (a security fix); written only when true.
     public var critical = false
-    /// The publisher packed it below the version it replaced, on purpose (`pack --allow-downgrade`);
-    /// written only when true. Devices take it as any release; the flag tells people why it sorts lower.
-    public var downgrade = false
     /// The host runtimes the release fits, a ``RuntimeRange`` as written (`>=2.3.0 <3.0.0`);
     /// nil: any. A manifest may list one package once per range.
     public var runtime: String?
@@ -60,7 +57,7 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey {
         case name, version, url, sha256, size, routes, rollout, revoked, index, spaFallback, deltas, immutable, headers
-        case critical, runtime, prefetch, downgrade
+        case critical, runtime, prefetch
     }
 
     /// Decodes an entry; `routes`, `rollout` and `revoked` may be absent and `size` must not be negative.
@@ -86,7 +83,6 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         immutable = try container.decodeIfPresent([String].self, forKey: .immutable) ?? []
         headers = try container.decodeIfPresent([PackageHeader].self, forKey: .headers) ?? []
         critical = try container.decodeIfPresent(Bool.self, forKey: .critical) ?? false
-        downgrade = try container.decodeIfPresent(Bool.self, forKey: .downgrade) ?? false
         runtime = try container.decodeIfPresent(String.self, forKey: .runtime)
         prefetch = try container.decodeIfPresent([String].self, forKey: .prefetch) ?? []
     }
@@ -108,7 +104,6 @@ public struct ManifestEntry: Codable, Sendable, Hashable {
         if !immutable.isEmpty { try container.encode(immutable, forKey: .immutable) }
         if !headers.isEmpty { try container.encode(headers, forKey: .headers) }
         if critical { try container.encode(critical, forKey: .critical) }
-        if downgrade { try container.encode(downgrade, forKey: .downgrade) }
         try container.encodeIfPresent(runtime, forKey: .runtime)
         if !prefetch.isEmpty { try container.encode(prefetch, forKey: .prefetch) }
     }

@@ -29,8 +29,8 @@ public struct PackOptions: Sendable {
     public var prefetch: [String]
     /// Writers of files beside the bundle's own (image variants), as ``precompress`` adds some.
     public var siblingWriters: [any BundleSiblingWriter]
-    /// Accepts a version that sorts below the one the manifest names for the slot now; the
-    /// entry then says so (``ManifestEntry/downgrade``).
+    /// Accepts a version that sorts below the one the manifest names for the slot now (devices
+    /// install it as a downgrade).
     public var allowDowngrade: Bool
 
     /// Options as given; the defaults make a plain release: no routes, every device, deltas from 3 versions.

@@ -59,7 +59,7 @@ extension PublishingFolder {
 
     /// The releases of `version` of `name` that `manifest` names, as a release or a rollout's
     /// `previous`, each with its entry.
-    private func namedReleases(name: String, version: String, in manifest: Manifest) -> [(ManifestEntry, Release)] {
+    func namedReleases(name: String, version: String, in manifest: Manifest) -> [(ManifestEntry, Release)] {
         manifest.packages.filter { $0.name == name }.flatMap { entry in
             ([Release(entry)] + (entry.rollout?.previous.map { [$0] } ?? []))
                 .filter { PackageVersion($0.version) == PackageVersion(version) }.map { (entry, $0) }

@@ -3,17 +3,20 @@ import PkgCore
 extension PublishingFolder {
     /// Refuses a new release of `version` in place of `previous` (the slot's release now): a
     /// rollout percentage outside 0 to 100, a revoked version, one that sorts below `previous`
-    /// unless ``PackOptions/allowDowngrade`` (``refuseDowngrade(name:version:below:)``), and, unless
+    /// unless ``PackOptions/allowDowngrade`` (``refuseDowngrade(name:version:below:)``; a version
+    /// `manifest` names already is a re-pack, which ``refuseRepublishing(name:version:sha256:in:force:)``
+    /// judges), and, unless
     /// ``PackOptions/force``, one that would cut short an unfinished rollout or lower this version's share.
     func checkNewRelease(name: String, version: String, options: PackOptions, replacing previous: ManifestEntry?,
-                         revoked: [String]) throws {
+                         revoked: [String], in manifest: Manifest) throws {
         if let percent = options.rolloutPercent, !(0...100).contains(percent) {
             throw PkgError(.invalidArgument, "rollout percent must be 0 to 100 (got \(percent))")
         }
         if revoked.contains(version) {
             throw PkgError(.invalidArgument, "\(name) \(version) is revoked; publish another version")
         }
-        if let previous, !options.allowDowngrade, PackageVersion(version) < PackageVersion(previous.version) {
+        if let previous, !options.allowDowngrade, PackageVersion(version) < PackageVersion(previous.version),
+           namedReleases(name: name, version: version, in: manifest).isEmpty {
             try refuseDowngrade(name: name, version: version, below: previous.version)
         }
         guard let percent = options.rolloutPercent, percent < 100, let previous, let unfinished = previous.rollout,

@@ -13,7 +13,7 @@ extension PublishingFolder {
     /// Refused, leaving the folder as it was: a version the manifest (or a manifest archived here)
     /// names with other bytes (``refuseRepublishing(name:version:sha256:in:force:)``); one that sorts
     /// below the slot's release now, unless ``PackOptions/allowDowngrade``; and what
-    /// ``checkNewRelease(name:version:options:replacing:revoked:)`` refuses. Revocations of the
+    /// ``checkNewRelease(name:version:options:replacing:revoked:in:)`` refuses. Revocations of the
     /// package carry over. Tree deltas come from the ``PackOptions/deltaFrom`` newest earlier
     /// versions and from the release this one replaces. Holds the folder's exclusive lock.
     @discardableResult
@@ -27,7 +27,8 @@ extension PublishingFolder {
             try changeManifest(signer: signer, creating: true) { manifest in
                 let previous = manifest.packages.first { ReleaseSlot($0) == ReleaseSlot(name: name, runtime: options.runtime) }
                 let revoked = manifest.revocations(of: name)
-                try checkNewRelease(name: name, version: version, options: options, replacing: previous, revoked: revoked)
+                try checkNewRelease(name: name, version: version, options: options, replacing: previous, revoked: revoked,
+                                    in: manifest)
                 var entry = try withSiblings(of: files, options: options) { files in
                     try packRelease(files, name: name, version: version, options: options, replacing: previous,
                                     known: manifest)
@@ -104,7 +105,6 @@ extension PublishingFolder {
         entry.headers = options.headers
         entry.critical = options.critical
         entry.prefetch = options.prefetch
-        entry.downgrade = previous.map { PackageVersion(version) < PackageVersion($0.version) } ?? false
         entry.index = try publishIndex(of: indexFiles, compressedSizes: compressedSizes, name: name, version: version)
         entry.deltas = try publishDeltas(deltas)
         return entry

@@ -26,11 +26,11 @@ extension PublishingFolder {
             return try changeManifest(signer: signer, creating: true) { manifest in
                 let previous = manifest.packages.first { ReleaseSlot($0) == ReleaseSlot(release.entry(name: name)) }
                 let revoked = manifest.revocations(of: name)
-                try checkNewRelease(name: name, version: version, options: options, replacing: previous, revoked: revoked)
                 try refuseRepublishing(name: name, version: version, sha256: release.sha256, in: manifest, force: force)
+                try checkNewRelease(name: name, version: version, options: options, replacing: previous, revoked: revoked,
+                                    in: manifest)
                 var (entry, index) = try copyRelease(release, name: name, version: version, from: origin)
                 entry.revoked = revoked
-                entry.downgrade = previous.map { PackageVersion(version) < PackageVersion($0.version) } ?? false
                 entry.rollout = rollout(of: entry, percent: rolloutPercent, replacing: previous)
                 entry.deltas = try index.map {
                     try publishDeltas(to: $0, name: name, version: version, from: deltaFrom, replacing: previous)

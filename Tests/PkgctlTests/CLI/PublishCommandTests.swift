@@ -38,11 +38,11 @@ import Testing
         return source
     }
 
-    /// Every file under `directory` (relative path → bytes), but the publisher's lock.
+    /// Every file under `directory` (relative path → bytes).
     static func tree(_ directory: String) throws -> [String: Data] {
         var files: [String: Data] = [:]
         guard let walker = FileManager.default.enumerator(atPath: directory) else { return [:] }
-        for case let path as String in walker where path != ".pkgctl-lock" {
+        for case let path as String in walker {
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: directory + "/" + path, isDirectory: &isDirectory), !isDirectory.boolValue {
                 files[path] = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + path))

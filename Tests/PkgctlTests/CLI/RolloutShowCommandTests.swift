@@ -32,6 +32,6 @@ import Testing
         #expect(result.stderr == "pkgctl: manifest \(out)/manifest.json has no package 'zen'\n")
         let missing = try PkgctlProcess.run(["rollout", temp.path + "/none", "demo"])
         #expect(missing.status == 1)
-        #expect(missing.stderr == "pkgctl: no manifest at \(temp.path)/none/manifest.json; pkgctl pack writes it\n")
+        #expect(missing.stderr == "pkgctl: no manifest.json in \(temp.path)/none: pkgctl pack writes it\n")
     }
 }

@@ -44,7 +44,7 @@ import Testing
     /// Every file under `root` but the lock, by relative path.
     static func files(in root: String) throws -> [String: Data] {
         var files: [String: Data] = [:]
-        for path in try FileManager.default.subpathsOfDirectory(atPath: root) where path != ".pkgctl-lock" {
+        for path in try FileManager.default.subpathsOfDirectory(atPath: root) {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: root + "/" + path, isDirectory: &isDirectory),
                   !isDirectory.boolValue else { continue }

@@ -23,10 +23,13 @@ struct SigningFixtures {
         ManifestSigner(keys: try names.map(signingKey), validity: validity)
     }
 
-    /// Publishes demo `version` into `origin`, its manifest signed by `signer`.
-    static func publishDemo(_ version: String, into origin: String, signer: ManifestSigner?) throws {
+    /// Publishes demo `version` into `origin`, its manifest signed by `signer`; with
+    /// `allowDowngrade`, also below the version published there now.
+    static func publishDemo(_ version: String, into origin: String, signer: ManifestSigner?,
+                            allowDowngrade: Bool = false) throws {
         try PublishingFolder(origin).pack(
-            source: BundleFixtures.demoSource(version), name: "demo", version: version, options: .init(routes: ["www.example.com/app"]), signer: signer)
+            source: BundleFixtures.demoSource(version), name: "demo", version: version,
+            options: .init(routes: ["www.example.com/app"], allowDowngrade: allowDowngrade), signer: signer)
     }
 
     /// Rewrites the payload of the signed manifest in `origin` with `transform`, signing it with `signer`

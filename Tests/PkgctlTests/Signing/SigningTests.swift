@@ -268,7 +268,8 @@ import Testing
         ]
         for (index, step) in steps.enumerated() {
             let signer = ManifestSigner(keys: try step.publisher.map(fixtures.signingKey))
-            try SigningFixtures.publishDemo(step.version, into: originRoot, signer: signer)
+            // Back and forth between the two sample versions, so every step changes the manifest.
+            try SigningFixtures.publishDemo(step.version, into: originRoot, signer: signer, allowDowngrade: true)
             let trust = TrustPolicy(trustedKeys: try step.device.map(fixtures.trustedKey))
             let report = try updater(manifestURL, trust: trust).run()
             #expect(report.succeeded, "step \(index + 1)")

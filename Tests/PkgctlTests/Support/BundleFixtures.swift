@@ -35,11 +35,12 @@ enum BundleFixtures {
         }
     }
 
-    /// Forgets what `origin` published (its manifest and zips), so the next `Publisher.publish` may re-pack a
+    /// Forgets what `origin` published (its manifest, archived manifests and zips), so the next `pack` may re-pack a
     /// version with other bytes, as an earlier pkgctl did: for tests of what a device does when that happens.
     static func forgetPublishedReleases(in origin: String) throws {
         unlink(origin + "/manifest.json")
         try? FileManager.default.removeItem(atPath: origin + "/zips")
+        try? FileManager.default.removeItem(atPath: origin + "/manifests")
     }
 
     /// Writes a tree of `files` files of `size` random bytes each, in nested folders.

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+@testable import PkgCore
+@testable import PkgPublishing
+
+/// Each publishing command killed at random instants, as the device side's store is: SIGKILL
+/// (and every fourth trial SIGINT) at a random instant of the span of the command's own uninterrupted run.
+/// After every kill the folder must be whole (``PublishingFolderCheck/expectWhole(_:keys:sequences:)``:
+/// the manifest old or new, verifiable, naming only files that are there), the same command must
+/// then succeed, no version may be blocked that no manifest named, and that run must leave no
+/// temporary file of the killed one. Each test prints how many kills landed mid-operation (the
+/// process died by the signal with the folder already changed or a temporary file written).
+@Suite struct InterruptionTrialTests {
+    /// Trials per command: fewer under a sanitizer, where every run is several times slower.
+    static let trials = Sanitizer.isActive ? 6 : 24
+
+    /// A command under trial: the folder a trial copies, and its arguments given that copy.
+    struct Command: CustomTestStringConvertible, Sendable {
+        let name: String
+        let start: @Sendable (InterruptionTrialFolders) -> String
+        let arguments: @Sendable (InterruptionTrialFolders, String) -> [String]
+        var testDescription: String { name }
+    }
+
+    static let commands: [Command] = [
+        Command(name: "pack", start: \.one) { folders, out in folders.packArguments(folders.source("A"), "2.0.0", into: out) },
+        Command(name: "publish", start: \.origin) { folders, destination in ["publish", folders.staging, destination] },
+        Command(name: "prune", start: \.three) { _, out in ["prune", out, "--keep", "1", "--grace", "0"] },
+        Command(name: "promote", start: \.one) { folders, out in
+            ["promote", folders.staging, out, "demo", "2.0.0", "--sign", folders.keys + "/release.key"]
+        },
+        Command(name: "rollout", start: \.rollingOut) { folders, out in
+            ["rollout", out, "demo", "50", "--sign", folders.keys + "/release.key"]
+        },
+        Command(name: "revoke", start: \.rollingOut) { folders, out in
+            ["revoke", out, "demo", "2.0.0", "--sign", folders.keys + "/release.key"]
+        },
+        Command(name: "timestamp", start: \.three) { folders, out in ["timestamp", out, "--key", folders.keys + "/online.key"] },
+        Command(name: "sign", start: \.three) { folders, out in
+            ["sign", out + "/manifest.json", "--key", folders.keys + "/release.key"]
+        },
+    ]
+
+    @Test(arguments: commands)
+    func aKillAtAnyInstantLeavesTheFolderWholeAndTheCommandRepeatable(_ command: Command) throws {
+        let folders = try InterruptionTrialFolders()
+        let start = command.start(folders)
+        let sequence = try PublishingFolderCheck.expectWhole(start, keys: folders.keys, sequences: 0...UInt64.max)
+        // The command's own uninterrupted run sets the range of the kills.
+        let timed = folders.temp.path("timed")
+        try FileManager.default.copyItem(atPath: start, toPath: timed)
+        let began = Date()
+        try InterruptionTrialFolders.run(command.arguments(folders, timed))
+        let duration = Date().timeIntervalSince(began)
+        var generator = SplitMix(seed: UInt64(command.name.utf8.reduce(0) { $0 &* 31 &+ Int($1) }.magnitude))
+        var killed = 0, midOperation = 0
+        for trial in 0..<Self.trials {
+            let folder = folders.temp.path("trial-\(trial)")
+            try FileManager.default.copyItem(atPath: start, toPath: folder)
+            let before = PublishingFolderCheck.listing(of: folder)
+            // Most of a short command's run is the process starting: the kills fall from 30 % of the
+            // uninterrupted run to 20 % past its end, where its work is.
+            let delay = (0.3 + Double(generator.next() % 1_000) / 1_000 * 0.9) * duration
+            let signal = trial % 4 == 3 ? SIGINT : SIGKILL
+            let (process, _, _) = try PkgctlProcess.start(command.arguments(folders, folder))
+            Thread.sleep(forTimeInterval: delay)
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            let label = "\(command.name) trial \(trial), signal \(signal) after \(Int(delay * 1000)) ms"
+            if process.terminationReason == .uncaughtSignal {
+                killed += 1
+                if !PublishingFolderCheck.temporaries(in: folder).isEmpty || PublishingFolderCheck.listing(of: folder) != before {
+                    midOperation += 1
+                }
+            }
+            #expect(throws: Never.self, "\(label): the folder is whole") {
+                try PublishingFolderCheck.expectWhole(folder, keys: folders.keys, sequences: sequence...sequence + 1)
+            }
+            try rerun(command, in: folder, folders: folders, trial: trial, label: label)
+            #expect(PublishingFolderCheck.temporaries(in: folder).isEmpty, "\(label): the next run removed what the kill left")
+            #expect(throws: Never.self, "\(label): whole after the next run") {
+                try PublishingFolderCheck.expectWhole(folder, keys: folders.keys, sequences: sequence...sequence + 2)
+            }
+            try FileManager.default.removeItem(atPath: folder)
+        }
+        print("interruption trials: \(command.name): \(Self.trials) trials over \(Int(duration * 1000)) ms runs, "
+              + "\(killed) killed, \(midOperation) mid-operation")
+        #expect(midOperation > 0 || Sanitizer.isActive, "no kill landed mid-operation: the trials proved nothing")
+    }
+
+    /// Runs the command again on the interrupted folder, which must succeed. For `pack`, every other
+    /// trial whose kill left 2.0.0 unnamed by any manifest packs other bytes as 2.0.0 instead: a zip
+    /// the killed run left must not block the version.
+    private func rerun(_ command: Command, in folder: String, folders: InterruptionTrialFolders, trial: Int,
+                       label: String) throws {
+        var arguments = command.arguments(folders, folder)
+        if command.name == "pack", trial % 2 == 1, !(try namesVersion("2.0.0", in: folder)) {
+            arguments = folders.packArguments(folders.source("B"), "2.0.0", into: folder)
+        }
+        let again = try PkgctlProcess.run(arguments)
+        #expect(again.status == 0, "\(label): the same command again: \(again.stderr)")
+    }
+
+    /// Whether the manifest, or one archived in `manifests/`, names `version` of demo.
+    private func namesVersion(_ version: String, in folder: String) throws -> Bool {
+        let archives = (try? FileManager.default.contentsOfDirectory(atPath: folder + "/manifests")) ?? []
+        return try ([folder + "/manifest.json"] + archives.map { folder + "/manifests/" + $0 }).contains { path in
+            try PublishedManifest.read(path)?.manifest.packages.contains { $0.version == version } == true
+        }
+    }
+}
