@@ -14,7 +14,7 @@ package final class ZipArchive {
     /// The libzip handle; valid for the lifetime of this object.
     let handle: OpaquePointer
     /// Where the archive lives, for messages.
-    package let path: String
+    let path: String
     /// Prefix for every error message, e.g. "demo 1.2.0".
     let label: String
     private let mapping: UnsafeMutableRawPointer?

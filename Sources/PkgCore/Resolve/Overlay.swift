@@ -51,7 +51,7 @@ final class Overlay: Sendable {
 
     /// The overlay path (relative to the overlay root) for a request, or nil when
     /// the request is not cacheable by URL (a query string, or an unsafe host).
-    package static func key(host: String, path: String, query: Substring, match: RouteMatch?) -> String? {
+    static func key(host: String, path: String, query: Substring, match: RouteMatch?) -> String? {
         guard query.isEmpty, RequestPath.isSafeHost(host) else { return nil }
         if let match {
             let mount = match.route.mount

@@ -154,7 +154,7 @@ public struct TrustPolicy: Sendable {
         return verified
     }
 
-    package static func format(_ date: Date) -> String {
+    static func format(_ date: Date) -> String {
         date.formatted(.iso8601)
     }
 }

@@ -3,7 +3,7 @@
 /// only when the change changed something.
 struct PackageStateFile<Value: Codable & Equatable> {
     /// The file.
-    package let path: String
+    let path: String
     /// What it holds, for errors ("holds", "pending versions").
     let what: String
     let layout: StoreLayout

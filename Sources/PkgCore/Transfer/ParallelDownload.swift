@@ -24,7 +24,7 @@ struct ParallelDownload {
     /// A transfer cut short keeps what it received (decoded bytes, which the caller can
     /// continue with a Range); a file with a wrong status, size or hash is removed.
     /// `completed` is called with each item that arrived whole.
-    package func run(_ items: [Item], completed: (Item) -> Void) throws -> [Item] {
+    func run(_ items: [Item], completed: (Item) -> Void) throws -> [Item] {
         try Curl.initialize()
         guard let multi = curl_multi_init() else { throw PkgError(.transferFailed, "libcurl could not create a multi handle") }
         defer { curl_multi_cleanup(multi) }
