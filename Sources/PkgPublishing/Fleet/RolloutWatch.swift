@@ -93,86 +93,107 @@ public struct RolloutWatch: Sendable {
 
     /// ``run(_:now:dryRun:signer:)`` with the output folder locked.
     private func decide(_ tally: FleetTally, now: Date, dryRun: Bool, signer: ManifestSigner?) throws -> Verdict {
-        let publisher = PublishingFolder(outputDirectory)
-        let entry = try publisher.release(of: name, runtime: runtime, in: try publisher.readManifest().manifest)
+        let folder = PublishingFolder(outputDirectory)
+        let entry = try folder.release(of: name, runtime: runtime, in: try folder.readManifest().manifest)
         let percent = entry.rollout?.percent ?? 100
-        let label = "\(name) \(entry.version) at \(Rollout.format(percent))"
         let evidence = RolloutEvidence(tally.release(name, entry.version), maxFailureRate: maxFailureRate,
                                        maxNotFoundRate: maxNotFoundRate)
-        let state = try RolloutStepState.read(statePath, version: entry.version, percent: percent, now: now)
-        func verdict(_ decision: Decision, _ line: String, percent after: Double = percent,
-                     holds: Int? = nil) -> Verdict {
-            Verdict(decision: decision, version: entry.version, percentBefore: percent, percent: after, evidence: evidence,
-                    holds: holds ?? state.holds ?? 0,
-                    line: label + ": " + line + (dryRun && [.halt, .advance].contains(decision) ? " (dry run)" : ""))
-        }
-        func halt(_ reason: String) throws -> Verdict {
-            guard !dryRun else { return verdict(.halt, "halt: \(reason)") }
-            let after = try publisher.revokeHoldingLock(name: name, version: entry.version, signer: signer)
-            return verdict(.halt, "halt: \(reason)" + (after.version == entry.version
-                    ? "; revoked, devices go back to the version they ran before" : "; revoked, devices go back to \(after.version)"),
-                           percent: after.rollout?.percent ?? 100)
-        }
+        let step = Step(entry: entry, percent: percent, evidence: evidence, dryRun: dryRun,
+                        state: try RolloutStepState.read(statePath, version: entry.version, percent: percent, now: now))
 
-        if entry.revoked.contains(entry.version) { return verdict(.idle, "idle: revoked already") }
-        if let breach = evidence.breach(minDevices: minDevices) { return try halt(breach) }
-        if percent >= 100 { return verdict(.done, "done: \(evidence.summary)") }
+        if entry.revoked.contains(entry.version) { return step.verdict(.idle, "idle: revoked already") }
+        if let breach = evidence.breach(minDevices: minDevices) { return try halt(step, breach, signer: signer) }
+        if percent >= 100 { return step.verdict(.done, "done: \(evidence.summary)") }
         guard let next = steps.first(where: { $0 > percent }) else {
-            return verdict(.hold, "hold: no step above \(Rollout.format(percent))")
+            return step.verdict(.hold, "hold: no step above \(Rollout.format(percent))")
         }
         guard tally.reports > 0 else {
-            return verdict(.undecided, "undecided: the logs hold no outcome report; check that --log is the origin's "
-                           + "access log and that devices report (update without --no-report)")
+            return step.verdict(.undecided, "undecided: the logs hold no outcome report; check that --log is the origin's "
+                                + "access log and that devices report (update without --no-report)")
         }
-
         // Too few devices, or a rate above the threshold from too few to halt on: a hold for
         // want of evidence, counted; past maxHolds of them the watch decides on what it has.
         let lacking: String? = evidence.devices < minDevices ? "\(evidence.devices) of \(minDevices) devices tried it"
             : evidence.isAboveThreshold ? "above the threshold with too few failed devices to halt it" : nil
         if let lacking {
-            let held = state.holding(now: now, interval: interval)
-            let holds = held.holds ?? 0
-            guard holds > maxHolds else {
-                if !dryRun { try held.write(to: statePath) }
-                return verdict(.hold, "hold: \(lacking); \(evidence.summary); held \(holds) of \(maxHolds) intervals",
-                               holds: holds)
-            }
-            if evidence.isAboveThreshold {
-                guard evidence.failingDevices >= RolloutEvidence.minConfidentFailures else {
-                    return verdict(.undecided, "undecided: one device failed it, above the threshold, for "
-                                   + "\(Self.intervals(maxHolds)): too little to halt on, too much to advance; "
-                                   + "\(evidence.summary); read its "
-                                   + "report (pkgctl fleet report), then revoke it or move it on by hand", holds: holds)
-                }
-                return try halt("above the threshold for \(Self.intervals(maxHolds)) without the devices to confirm it; "
-                                + evidence.summary)
-            }
-            // No device tried it: a share too small for this fleet moves on when the logs show the
-            // fleet reporting (minDevices devices reported some release of the package); else a
-            // person must look.
-            let reporting = tally.releases.filter { $0.package == name }.reduce(into: Set<String>()) { $0.formUnion($1.devices) }
-            if evidence.devices == 0, reporting.count >= minDevices {
-                return try advance(to: next, verdict: verdict(.advance, "advance to \(Rollout.format(next)): \(Self.intervals(maxHolds)) "
-                    + "at \(Rollout.format(percent)) gave no device of the \(reporting.count) reporting \(name)",
-                    percent: next), dryRun: dryRun, signer: signer, now: now)
-            }
-            guard evidence.devices > 0 else {
-                return verdict(.undecided, "undecided: no device tried it in \(Self.intervals(maxHolds)) and \(reporting.count) "
-                               + "reported \(name) at all; check that devices poll and report to this origin, or move it on "
-                               + "by hand (pkgctl rollout \(outputDirectory) \(name) \(DecimalText.tenths(next, droppingZeroTenth: true)))",
-                               holds: holds)
-            }
-            return try advance(to: next, verdict: verdict(.advance, "advance to \(Rollout.format(next)): \(Self.intervals(maxHolds)) "
-                + "at \(Rollout.format(percent)) gave \(evidence.devices) of \(minDevices) devices, none failing above the "
-                + "threshold; \(evidence.summary)", percent: next), dryRun: dryRun, signer: signer, now: now)
+            return try decideLacking(lacking, step: step, next: next, tally: tally, now: now, signer: signer)
         }
-        if !dryRun { try state.write(to: statePath) }
-        let waited = now.timeIntervalSince1970 - state.since
+        if !dryRun { try step.state.write(to: statePath) }
+        let waited = now.timeIntervalSince1970 - step.state.since
         guard waited >= interval else {
-            return verdict(.hold, "hold: \(Rollout.format(next)) in \(Self.duration(interval - waited)); \(evidence.summary)")
+            return step.verdict(.hold, "hold: \(Rollout.format(next)) in \(Self.duration(interval - waited)); \(evidence.summary)")
         }
-        return try advance(to: next, verdict: verdict(.advance, "advance to \(Rollout.format(next)): \(evidence.summary)",
-                                                      percent: next), dryRun: dryRun, signer: signer, now: now)
+        return try advance(to: next, verdict: step.verdict(.advance, "advance to \(Rollout.format(next)): \(evidence.summary)",
+                                                           percent: next), dryRun: dryRun, signer: signer, now: now)
+    }
+
+    /// The facts one decision is made on, and the verdict it makes of them.
+    private struct Step {
+        let entry: ManifestEntry
+        let percent: Double
+        let evidence: RolloutEvidence
+        let dryRun: Bool
+        let state: RolloutStepState
+
+        /// `decision` with its one line, after which the rollout is at `after` and has been held `holds` times.
+        func verdict(_ decision: Decision, _ line: String, percent after: Double? = nil, holds: Int? = nil) -> Verdict {
+            let label = "\(entry.name) \(entry.version) at \(Rollout.format(percent))"
+            return Verdict(decision: decision, version: entry.version, percentBefore: percent, percent: after ?? percent,
+                           evidence: evidence, holds: holds ?? state.holds ?? 0,
+                           line: label + ": " + line + (dryRun && [.halt, .advance].contains(decision) ? " (dry run)" : ""))
+        }
+    }
+
+    /// Revokes the step's release (unless a dry run) for `reason`.
+    private func halt(_ step: Step, _ reason: String, signer: ManifestSigner?) throws -> Verdict {
+        guard !step.dryRun else { return step.verdict(.halt, "halt: \(reason)") }
+        let after = try PublishingFolder(outputDirectory).revokeHoldingLock(name: name, version: step.entry.version, signer: signer)
+        return step.verdict(.halt, "halt: \(reason)" + (after.version == step.entry.version
+                ? "; revoked, devices go back to the version they ran before" : "; revoked, devices go back to \(after.version)"),
+                            percent: after.rollout?.percent ?? 100)
+    }
+
+    /// The decision when the step lacks evidence (`lacking` says what): a counted hold, and past
+    /// ``maxHolds`` of them a decision on what the step has.
+    private func decideLacking(_ lacking: String, step: Step, next: Double, tally: FleetTally, now: Date,
+                               signer: ManifestSigner?) throws -> Verdict {
+        let evidence = step.evidence, percent = step.percent
+        let held = step.state.holding(now: now, interval: interval)
+        let holds = held.holds ?? 0
+        guard holds > maxHolds else {
+            if !step.dryRun { try held.write(to: statePath) }
+            return step.verdict(.hold, "hold: \(lacking); \(evidence.summary); held \(holds) of \(maxHolds) intervals",
+                                holds: holds)
+        }
+        if evidence.isAboveThreshold {
+            guard evidence.failingDevices >= RolloutEvidence.minConfidentFailures else {
+                return step.verdict(.undecided, "undecided: one device failed it, above the threshold, for "
+                                    + "\(Self.intervals(maxHolds)): too little to halt on, too much to advance; "
+                                    + "\(evidence.summary); read its "
+                                    + "report (pkgctl fleet report), then revoke it or move it on by hand", holds: holds)
+            }
+            return try halt(step, "above the threshold for \(Self.intervals(maxHolds)) without the devices to confirm it; "
+                            + evidence.summary, signer: signer)
+        }
+        // No device tried it: a share too small for this fleet moves on when the logs show the
+        // fleet reporting (minDevices devices reported some release of the package); else a
+        // person must look.
+        let reporting = tally.releases.filter { $0.package == name }.reduce(into: Set<String>()) { $0.formUnion($1.devices) }
+        if evidence.devices == 0, reporting.count >= minDevices {
+            return try advance(to: next, verdict: step.verdict(.advance, "advance to \(Rollout.format(next)): "
+                + "\(Self.intervals(maxHolds)) at \(Rollout.format(percent)) gave no device of the \(reporting.count) "
+                + "reporting \(name)", percent: next), dryRun: step.dryRun, signer: signer, now: now)
+        }
+        guard evidence.devices > 0 else {
+            return step.verdict(.undecided, "undecided: no device tried it in \(Self.intervals(maxHolds)) and "
+                                + "\(reporting.count) reported \(name) at all; check that devices poll and report to this "
+                                + "origin, or move it on by hand (pkgctl rollout \(outputDirectory) \(name) "
+                                + "\(DecimalText.tenths(next, droppingZeroTenth: true)))", holds: holds)
+        }
+        return try advance(to: next, verdict: step.verdict(.advance, "advance to \(Rollout.format(next)): "
+            + "\(Self.intervals(maxHolds)) at \(Rollout.format(percent)) gave \(evidence.devices) of \(minDevices) devices, "
+            + "none failing above the threshold; \(evidence.summary)", percent: next), dryRun: step.dryRun, signer: signer,
+            now: now)
     }
 
     /// Raises the rollout to `next` (unless `dryRun`) and starts the step's clock; returns `verdict`.
