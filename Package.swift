@@ -143,7 +143,7 @@ let package = Package(
 // -sanitize=fuzzer in .build-fuzz: a normal build never sees them.
 if Context.environment["PKGCTL_FUZZ"] == "1" {
     let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
-        ("FuzzManifest", ["PkgCore"]),
+        ("FuzzManifest", ["PkgCore", "PkgPublishing"]),
         ("FuzzSignedManifest", ["PkgCore"]),
         ("FuzzFileIndex", ["PkgCore"]),
         ("FuzzEntryName", ["PkgCore"]),

@@ -14,9 +14,11 @@ struct PackCommand: ParsableCommand {
             named by the SHA-256 of its bytes and never rewritten, so a CDN may keep it forever; the same \
             tree packs to the same bytes. Prints the zip and each delta with its size.
 
-            A version the manifest names, or whose zip is in OUT_DIR, is never packed again with other \
-            bytes: publish the change as a new version (--force replaces it only while no device can have \
-            it). Also refused, in one line, exit 1: a revoked version, a --spa-fallback file or an \
+            A version the manifest names, or a manifest archived in OUT_DIR/manifests named, is never packed \
+            again with other bytes: publish the change as a new version (--force replaces it only while no \
+            device can have it). A version that sorts below the one the manifest names now is refused \
+            unless --allow-downgrade (name a hot fix 3.18.1 or 3.18.0.1, not 3.18.0-hotfix1: that sorts \
+            below 3.18.0). Also refused, in one line, exit 1: a revoked version, a --spa-fallback file or an \
             --immutable glob the bundle lacks, a --header field the server writes itself. With --sign, \
             manifest.json is written as a signed envelope whose sequence rises by one; without it, a \
             signed manifest is not replaced by an unsigned one.

@@ -32,6 +32,9 @@ struct SignCommand: ParsableCommand {
 
     func validate() throws {
         guard !keys.isEmpty else { throw ValidationError("give at least one --key") }
+        guard PathName.lastComponent(manifest) == "manifest.json" else {
+            throw ValidationError("sign re-signs a publishing folder's manifest.json (got '\(String(manifest.prefix(200)))')")
+        }
     }
 
     func run() throws {

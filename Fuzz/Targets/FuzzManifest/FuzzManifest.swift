@@ -1,6 +1,7 @@
 import FuzzSupport
 import FoundationEssentials
 import PkgCore
+import PkgPublishing
 
 /// Manifest bytes as an origin serves them (schema v1 to v3, unsigned), through
 /// `Manifest.parse` and `TrustPolicy().open` (which also takes a signed envelope

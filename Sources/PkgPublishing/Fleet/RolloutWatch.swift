@@ -82,7 +82,8 @@ public struct RolloutWatch: Sendable {
                     signer: ManifestSigner? = nil) throws -> Verdict {
         let folder = PublishingFolder(outputDirectory)
         guard FileSystem.isDirectory(outputDirectory) else { throw folder.missingManifest() }
-        return try folder.withLock(.exclusive) {
+        // A dry run reads under the shared lock and changes nothing, debris included.
+        return try folder.withLock(dryRun ? .shared : .exclusive) {
             let verdict = try decide(tally, now: now, dryRun: dryRun, signer: signer)
             if !dryRun {
                 try RolloutWatchFile.append(RolloutDecisionRecord(verdict, time: now, minDevices: minDevices), to: statePath)

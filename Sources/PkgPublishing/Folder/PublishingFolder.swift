@@ -112,10 +112,10 @@ public struct PublishingFolder: Sendable {
     /// The one transaction that changes the manifest, run with the exclusive lock held: reads
     /// it (with `creating`, a folder without one starts from an empty manifest; otherwise it is
     /// refused), lets `edit` change it, validates every release, orders them, signs with `signer`
-    /// (a signed manifest needs one, so it stays signed), archives the bytes as
-    /// `manifests/<sha256>.json` and renames them over `manifest.json`. A throw before the rename
-    /// leaves the manifest as it was.
-    func changeManifest<Result>(signer: ManifestSigner?, creating: Bool = false,
+    /// (a signed manifest needs one, so it stays signed; `now` starts its validity), archives the
+    /// bytes as `manifests/<sha256>.json` and renames them over `manifest.json`. A throw before the
+    /// rename leaves the manifest as it was.
+    func changeManifest<Result>(signer: ManifestSigner?, creating: Bool = false, now: Date = Date(),
                                 _ edit: (inout Manifest) throws -> Result) throws -> Result {
         let existing = try PublishedManifest.read(manifestPath)
         guard existing != nil || creating else { throw missingManifest() }
@@ -128,7 +128,7 @@ public struct PublishingFolder: Sendable {
         for entry in manifest.packages { try entry.validate(source: manifestPath) }
         manifest.sortReleases()
         manifest.schemaVersion = manifest.requiredSchemaVersion
-        let bytes = try signer.map { try $0.sign(manifest) } ?? (try manifest.encoded() + [UInt8(ascii: "\n")])
+        let bytes = try signer.map { try $0.sign(manifest, now: now) } ?? (try manifest.encoded() + [UInt8(ascii: "\n")])
         try PublishedManifest.write(bytes: bytes, in: self)
         return result
     }

@@ -38,12 +38,13 @@ public struct OriginPruner: Sendable {
         self.grace = grace
     }
 
-    /// Prunes; with `dryRun`, only lists what it would remove. Holds the folder's exclusive lock
-    /// throughout, so no `pack` or `publish` adds a file meanwhile that it would take for old.
+    /// Prunes; with `dryRun`, only lists what it would remove, under the shared lock, changing
+    /// nothing. Otherwise holds the folder's exclusive lock throughout, so no `pack` or `publish`
+    /// adds a file meanwhile that it would take for old.
     public func prune(dryRun: Bool = false, now: Date = Date()) throws -> PruneSummary {
         let folder = PublishingFolder(directory)
         guard FileSystem.isDirectory(directory) else { throw folder.missingManifest() }
-        return try folder.withLock(.exclusive) { try pruneHoldingLock(folder, dryRun: dryRun, now: now) }
+        return try folder.withLock(dryRun ? .shared : .exclusive) { try pruneHoldingLock(folder, dryRun: dryRun, now: now) }
     }
 
     private func pruneHoldingLock(_ folder: PublishingFolder, dryRun: Bool, now: Date) throws -> PruneSummary {

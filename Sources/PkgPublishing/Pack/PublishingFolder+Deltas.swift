@@ -7,12 +7,12 @@ extension PublishingFolder {
     /// `count` newest earlier versions whose index and objects are in the folder, and from the
     /// release `previous` it replaces, as `OUT/deltas/BASE-TARGET.<sha256>.pkgdelta` (named by both trees' digests and
     /// its own bytes; one already written between the same trees is reused), and returns their references.
-    func publishDeltas(to target: PublishedFileIndex, name: String, version: String, from count: Int,
+    func writeDeltas(to target: PublishedFileIndex, name: String, version: String, from count: Int,
                        replacing previous: ManifestEntry?) throws -> [DeltaReference] {
-        try publishDeltas(treeDeltas(to: target, name: name, version: version, from: count, replacing: previous))
+        try writeDeltas(treeDeltas(to: target, name: name, version: version, from: count, replacing: previous))
     }
 
-    /// The tree deltas ``publishDeltas(to:name:version:from:replacing:)`` writes, computed but not
+    /// The tree deltas ``writeDeltas(to:name:version:from:replacing:)`` writes, computed but not
     /// written; the objects of `target` must be published already. The bases are compressed on
     /// up to ``workers`` threads, each holding its base's bytes and a zstd context of its
     /// window; the list is in the order of the bases, newest first, then the replaced release
@@ -33,7 +33,7 @@ extension PublishingFolder {
             .filter { $0.digest != targetDigest }
         let pending = try WorkerThreads.map(bases.count, workers: workers) { number -> PendingDelta? in
             let base = bases[number]
-            if let existing = try publishedDelta(from: base.digest, to: targetDigest) {
+            if let existing = try existingDelta(from: base.digest, to: targetDigest) {
                 return PendingDelta(from: base.version, base: base.digest, target: targetDigest, url: existing, bytes: nil)
             }
             guard let bytes = try TreeDeltaWriter().delta(from: base.index, to: target, contents: { sha256 in
@@ -49,7 +49,7 @@ extension PublishingFolder {
     }
 
     /// Writes the deltas of `pending` not yet in the output directory, in order; returns their references.
-    func publishDeltas(_ pending: [PendingDelta]) throws -> [DeltaReference] {
+    func writeDeltas(_ pending: [PendingDelta]) throws -> [DeltaReference] {
         try pending.map { delta in
             if let bytes = delta.bytes { try writeContentNamed(bytes, to: delta.url) }
             let digest = try FileHasher.hash(file: root + "/" + delta.url)
@@ -59,7 +59,7 @@ extension PublishingFolder {
     }
 
     /// The delta already published between the trees `base` and `target`, if any.
-    private func publishedDelta(from base: String, to target: String) throws -> String? {
+    private func existingDelta(from base: String, to target: String) throws -> String? {
         let directory = root + "/deltas"
         guard FileSystem.exists(directory) else { return nil }
         let prefix = "\(base)-\(target)."

@@ -93,7 +93,7 @@ extension PublishingFolder {
                 return (fileName, digest, zip.compressedSizes())
             },
             {
-                let indexFiles = try publishObjects(files)
+                let indexFiles = try writeObjects(files)
                 return (indexFiles, try treeDeltas(to: PublishedFileIndex(files: indexFiles), name: name, version: version,
                                                    from: options.deltaFrom, replacing: previous))
             })
@@ -105,14 +105,14 @@ extension PublishingFolder {
         entry.headers = options.headers
         entry.critical = options.critical
         entry.prefetch = options.prefetch
-        entry.index = try publishIndex(of: indexFiles, compressedSizes: compressedSizes, name: name, version: version)
-        entry.deltas = try publishDeltas(deltas)
+        entry.index = try writeIndex(of: indexFiles, compressedSizes: compressedSizes, name: name, version: version)
+        entry.deltas = try writeDeltas(deltas)
         return entry
     }
 
     /// Writes every file of the bundle as an object (once: objects are named by content);
     /// returns the index's files, sorted by path, without their deflated sizes.
-    private func publishObjects(_ bundleFiles: [BundleFile]) throws -> [PublishedFileIndex.File] {
+    private func writeObjects(_ bundleFiles: [BundleFile]) throws -> [PublishedFileIndex.File] {
         var files: [PublishedFileIndex.File] = []
         for bundleFile in bundleFiles.sorted(by: { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }) {
             let file = bundleFile.path, path = bundleFile.name
@@ -130,7 +130,7 @@ extension PublishingFolder {
 
     /// Writes the version's index of `files`, with each file's deflated size from the zip;
     /// returns its reference.
-    private func publishIndex(of files: [PublishedFileIndex.File], compressedSizes: [String: UInt64], name: String,
+    private func writeIndex(of files: [PublishedFileIndex.File], compressedSizes: [String: UInt64], name: String,
                               version: String) throws -> IndexReference {
         let files = files.map { file in
             var file = file

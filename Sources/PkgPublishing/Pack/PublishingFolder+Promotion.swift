@@ -33,7 +33,7 @@ extension PublishingFolder {
                 entry.revoked = revoked
                 entry.rollout = rollout(of: entry, percent: rolloutPercent, replacing: previous)
                 entry.deltas = try index.map {
-                    try publishDeltas(to: $0, name: name, version: version, from: deltaFrom, replacing: previous)
+                    try writeDeltas(to: $0, name: name, version: version, from: deltaFrom, replacing: previous)
                 } ?? []
                 manifest.replaceReleases(with: [entry])
                 return entry

@@ -48,8 +48,7 @@ public struct ManifestSigner: Sendable {
     public func resign(_ folder: PublishingFolder, now: Date = Date()) throws -> Manifest {
         guard FileSystem.isDirectory(folder.root) else { throw folder.missingManifest() }
         return try folder.withLock(.exclusive) {
-            let manifest = try folder.readManifest().manifest
-            try PublishedManifest.write(bytes: try sign(manifest, now: now), in: folder)
+            try folder.changeManifest(signer: self, now: now) { _ in }
             return try folder.readManifest().manifest
         }
     }

@@ -155,6 +155,21 @@ struct ResolverPackageTests {
         #expect(!sections.contains(".symtab") && !sections.contains(".debug_"), "not stripped")
     }
 
+    /// What apps embed carries the device's side only: no publisher module (pack, publish, the
+    /// fleet page) in its bytes, and no encoder among its libraries (issue 44).
+    @Test func theLibraryCarriesNoPublisherCodeNorEncoder() throws {
+        let unpacked = try ResolverPackages.unpack()
+        let library = unpacked.directory.path("root/\(ResolverPackages.libdir)/libpkgctl-resolver.so.0.0.0")
+        let (_, needed) = try DebianPackage.dynamicSection(of: library)
+        #expect(!needed.contains { $0.hasPrefix("libbrotlienc") }, "\(needed)")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: library))
+        // Swift's type metadata names each type with its module ("14PkgPublishing16PublishingFolder"),
+        // stripped or not; a brotli encoder linked in would bring BrotliEncoderCompress's strings.
+        for marker in ["PkgPublishing", "PublishingFolder", "FleetTally", "BundlePacker", "BrotliEncoder"] {
+            #expect(bytes.range(of: Data(marker.utf8)) == nil, "\(marker) in \(library)")
+        }
+    }
+
     /// Both packages installed together with `dpkg --root` into an empty root (the -dev
     /// package's Depends on exactly this version of the library is met), then purged.
     @Test(.enabled(if: getuid() == 0, "dpkg --root needs root"))
