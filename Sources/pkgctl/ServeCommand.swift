@@ -221,7 +221,7 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as PkgError {
             throw error
         } catch {
-            throw PkgError(.invalidArgument, "cannot listen on \(bind):\(port)\(purpose): \(error)")
+            throw PkgError(.invalidArgument, "cannot listen on \(bind):\(port)\(purpose): \(ListenFailure.reason(error))")
         }
     }
 

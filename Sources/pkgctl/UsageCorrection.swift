@@ -14,8 +14,11 @@ enum UsageCorrection {
             let meant = close.isEmpty ? "" : " Did you mean \(alternatives(close))?"
             return "unknown command '\(typed)' for '\(commandLine)'.\(meant) Commands: \(command.commandNames.joined(separator: ", "))"
         }
-        if let typed = quoted(in: message, after: "Unknown option '") {
-            let options = command.longOptions
+        // An option the command lacks is the mistake, even where the parser first found a required
+        // option missing (`--verison 3.18.5` leaves `--version` out).
+        if let typed = quoted(in: message, after: "Unknown option '") ?? unknownOption(in: rest, of: command) {
+            var seen = Set<String>()
+            let options = command.longOptions.filter { seen.insert($0).inserted }  // `--version` may be listed twice
             let close = closest(to: typed, among: options, comparing: { $0.drop { $0 == "-" } })
             guard !close.isEmpty else {
                 return "Unknown option '\(typed)' for '\(commandLine)' (\(commandLine) --help lists its options)"
@@ -23,6 +26,14 @@ enum UsageCorrection {
             return "Unknown option '\(typed)' for '\(commandLine)'. Did you mean \(alternatives(close))?"
         }
         return message
+    }
+
+    /// The first `--name` among `words` (up to a `--`) that `command` has no option of.
+    private static func unknownOption(in words: ArraySlice<String>, of command: CommandTree) -> String? {
+        let options = Set(command.longOptions)
+        return words.prefix { $0 != "--" }.first { word in
+            word.hasPrefix("--") && !options.contains(String(word.prefix { $0 != "=" }))
+        }.map { String($0.prefix { $0 != "=" }) }
     }
 
     /// Up to three of `candidates` close to `typed`: those it begins, then those within a

@@ -14,7 +14,7 @@ extension PackageStore {
         try holdsFile.update(name) { held in
             if !(held ?? []).contains(version) { held = (held ?? []) + [version] }
         }
-        ManifestState.clear(layout)
+        try ManifestState.clear(layout)
     }
 
     /// Lifts every hold on `name` and, held or not, forgets the manifest's validators, so the
@@ -22,7 +22,7 @@ extension PackageStore {
     @discardableResult
     public func unhold(_ name: String) throws -> [String] {
         let released = try holdsFile.update(name, { $0 = nil }) ?? []
-        ManifestState.clear(layout)
+        try ManifestState.clear(layout)
         return released
     }
 

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 
 /// The validators of the last manifest whose every package was installed, so
 /// the next run can ask the origin "changed since?" and stop at a 304. They
@@ -31,8 +32,15 @@ struct ManifestState: Codable {
         try FileSystem.writeAtomically(try JSONEncoder().encode(self), to: layout.manifestState)
     }
 
-    static func clear(_ layout: StoreLayout) {
-        try? FileSystem.removeTree(layout.manifestState)
+    /// Forgets the validators durably: the unlink is flushed (the state folder fsynced) before
+    /// the caller's next step depends on it, so after a power cut a rollback or a hold never
+    /// stands while the validators that would answer 304 to its manifest come back.
+    static func clear(_ layout: StoreLayout) throws {
+        guard unlink(layout.manifestState) == 0 else {
+            if errno == ENOENT || errno == ENOTDIR { return }
+            throw fileSystemError("remove", layout.manifestState)
+        }
+        try FileSystem.syncDirectory(PathName.parent(layout.manifestState))
     }
 
     /// How a later run answered 304 for the same manifest reports `outcome`; nil when it has

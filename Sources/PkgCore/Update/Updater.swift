@@ -161,12 +161,12 @@ public struct Updater: Sendable {
         if report.succeeded {
             try store.removeObjects()  // no delta install is left unfinished
             if outcomes.contains(where: { $0.action == .pending }) {
-                ManifestState.clear(store.layout)  // the run inside the window must not get a 304
+                try ManifestState.clear(store.layout)  // the run inside the window must not get a 304
             } else {
                 try check.remember(newValidators, outcomes: outcomes)
             }
         } else {
-            ManifestState.clear(store.layout)
+            try? ManifestState.clear(store.layout)  // the failure is what the report says
         }
         reporter?.deliver(within: transfer.deadline)
         return report

@@ -12,6 +12,15 @@ import Testing
         #expect(pack.stderr.hasPrefix("pkgctl: Unknown option '--rout' for 'pkgctl pack'. Did you mean '--route'"), "\(pack.stderr)")
     }
 
+    @Test func aMistypedRequiredOptionIsNamedNotReportedMissing() throws {
+        let pack = try PkgctlProcess.run(["pack", "dist", "--name", "a", "--verison", "3.18.5", "--out", "out"])
+        #expect(pack.status == 64)
+        #expect(pack.stderr == "pkgctl: Unknown option '--verison' for 'pkgctl pack'. Did you mean '--version'?\n",
+                "\(pack.stderr)")
+        let valued = try PkgctlProcess.run(["pack", "dist", "--name", "a", "--verison=3.18.5", "--out", "out"])
+        #expect(valued.stderr.hasPrefix("pkgctl: Unknown option '--verison' for 'pkgctl pack'."), "\(valued.stderr)")
+    }
+
     @Test func anOptionNothingResemblesPointsAtHelp() throws {
         let result = try PkgctlProcess.run(["status", "--zzzzzzzz"])
         #expect(result.status == 64)

@@ -103,6 +103,17 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: temp.path + "/dest"), "a refused publish makes no destination")
     }
 
+    @Test func publishMakesOnlyTheLastFolderOfItsDestination() throws {
+        #expect(try pack("1.0.0").status == 0)
+        let typo = temp.path + "/h/nonexistent/deeper/www"
+        let refused = try PkgctlProcess.run(["publish", out, typo])
+        #expect(refused.status == 1 && refused.stderr == "pkgctl: \(temp.path)/h/nonexistent/deeper does not exist: publish "
+                + "makes only the last folder of \(typo), as cp and rsync do; check the path, or make its parent first\n",
+                "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: temp.path + "/h"), "nothing made on the way")
+        #expect(try PkgctlProcess.run(["publish", out, temp.path + "/www"]).status == 0, "the last folder is made")
+    }
+
     @Test func publishTrustsContentNamesAndSizesUnlessAskedToVerify() throws {
         #expect(try pack("1.0.0").status == 0)
         let dest = temp.path + "/dest"

@@ -50,4 +50,16 @@ import Testing
         #expect(try serveErrors(["--offline", "--default-host", "www.example.com:8443"]) == "")
         #expect(try serveErrors(["--offline"]) == "")
     }
+
+    @Test func aTakenPortIsOneLineInTheUsersWords() throws {
+        try installDemo()
+        let (first, out, _) = try PkgctlProcess.start(["serve", "--root", root, "--port", "0", "--quiet", "--offline"])
+        defer { ProcessLaunch.stop(first) }
+        let banner = try PkgctlProcess.firstLine(of: out, timeout: 20)
+        let port = try #require(banner.split(separator: ":").last.flatMap { Int($0.prefix { $0.isNumber }) }, "\(banner)")
+        let second = try PkgctlProcess.run(["serve", "--root", root, "--port", String(port), "--quiet", "--offline"])
+        #expect(second.status == 1)
+        #expect(second.stderr == "pkgctl: cannot listen on 127.0.0.1:\(port): another program listens there; stop it, "
+                + "or choose another port (--port)\n", "\(second.stderr)")
+    }
 }

@@ -26,12 +26,15 @@ enum BundleFixtures {
     }
 
     /// Publishes the demo versions into `origin` (zips + manifest.json) and returns their entries;
-    /// with tree deltas from `deltaFrom` earlier versions (none by default: most tests are of the zip).
+    /// with tree deltas from `deltaFrom` earlier versions (none by default: most tests are of the zip);
+    /// with `allowDowngrade`, also below the version published there now.
     @discardableResult
-    static func publishDemo(_ versions: [String], into origin: String, deltaFrom: Int = 0) throws -> [ManifestEntry] {
+    static func publishDemo(_ versions: [String], into origin: String, deltaFrom: Int = 0,
+                            allowDowngrade: Bool = false) throws -> [ManifestEntry] {
         try versions.map {
             try PublishingFolder(origin).pack(
-                source: demoSource($0), name: "demo", version: $0, options: .init(routes: ["www.example.com/app"], deltaFrom: deltaFrom))
+                source: demoSource($0), name: "demo", version: $0,
+                options: .init(routes: ["www.example.com/app"], deltaFrom: deltaFrom, allowDowngrade: allowDowngrade))
         }
     }
 

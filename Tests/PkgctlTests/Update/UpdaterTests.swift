@@ -52,7 +52,7 @@ import Testing
         let manifest = "file://" + originRoot + "/manifest.json"
         try BundleFixtures.publishDemo(["1.1.0"], into: originRoot)
         #expect(try updater(manifest).run().packages.map(\.action) == [.installed])
-        try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)
+        try BundleFixtures.publishDemo(["1.0.0"], into: originRoot, allowDowngrade: true)
         let report = try updater(manifest).run()
         #expect(report.packages.first?.action == .downgraded)
         #expect(report.packages.first?.from == "1.1.0")
