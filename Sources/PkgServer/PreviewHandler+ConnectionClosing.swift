@@ -41,13 +41,25 @@ extension PreviewHandler {
         closeLingering(after: context.writeAndFlush(wrapOutboundOut(.byteBuffer(buffer))), context: context)
     }
 
+    /// Answers 400 with `reason` to a request whose head says it is refused, without reading its
+    /// body, then closes the connection lingering (its body and anything after it are dropped).
+    func refuseBeforeBody(_ reason: String, context: ChannelHandlerContext) {
+        let body = Array((reason + "\n").utf8)
+        var buffer = context.channel.allocator.buffer(capacity: 200 + body.count)
+        ResponseHead.write(status: 400, fields: [("Content-Type", "text/plain; charset=utf-8"),
+                                                 ("Content-Length", String(body.count))],
+                           untrusted: false, source: "pkgctl", framing: .length, connection: "close", into: &buffer)
+        buffer.writeBytes(body)
+        closeLingering(after: context.writeAndFlush(wrapOutboundOut(.byteBuffer(buffer))), context: context)
+    }
+
     /// Closes after an answer to a request that was not read to its end (nginx's
     /// "lingering close"): once the answer is out, stop sending, then read and drop
     /// what the client is still sending until it is done (EOF) or
     /// ``lingeringSeconds`` pass. Closing at once would leave unread bytes in the
     /// socket, and the kernel would answer them with a reset that can destroy the
     /// answer before the client reads it.
-    private func closeLingering(after written: EventLoopFuture<Void>, context: ChannelHandlerContext) {
+    func closeLingering(after written: EventLoopFuture<Void>, context: ChannelHandlerContext) {
         lingering = true
         let channel = context.channel
         written.whenComplete { _ in

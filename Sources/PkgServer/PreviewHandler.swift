@@ -69,6 +69,10 @@ final class PreviewHandler: ChannelInboundHandler, RemovableChannelHandler {
         if lingering { return }
         switch unwrapInboundIn(data) {
         case .head(let head):
+            // A Host field RFC 9112 §3.2 refuses is answered before any body is read, as nginx does.
+            if exchange == nil, queued.isEmpty, let refusal = HostField.refusal(for: head) {
+                return refuseBeforeBody(refusal, context: context)
+            }
             requestHead = head
             requestBody = nil
             requestBodyTooLarge = false

@@ -56,4 +56,21 @@ import Testing
             }
         }
     }
+
+    /// uNetworking's h1spec "Missing Host header" with a body announced and not sent: nginx answers
+    /// 400 at once, and so does serve, instead of waiting for the body (RFC 9112 §3.2).
+    @Test func aRequestWithoutHostIsRefusedBeforeItsBodyIsRead() throws {
+        let temp = try TemporaryDirectory()
+        let resolver = try Resolver(store: PackageStore(root: temp.path + "/store"))
+        let server = PreviewServer(resolver: resolver, configuration: PreviewServerConfiguration(
+            port: 0, defaultHost: "www.example.com", offline: true))
+        let port = try #require(try server.start().port)
+        defer { try? server.shutdown() }
+        let connection = try RawConnection(port: port, timeout: 3)
+        #expect(connection.send(Array("GET / HTTP/1.1\r\nContent-Length: 5\r\n\r\n".utf8)))
+        let started = Date()
+        let answer = connection.read { $0.firstRange(of: Array("without a Host".utf8)) != nil }
+        #expect(Self.status(of: answer) == 400, "\(String(decoding: answer, as: UTF8.self))")
+        #expect(Date().timeIntervalSince(started) < 2, "answered without waiting for the 5 bytes of body")
+    }
 }
