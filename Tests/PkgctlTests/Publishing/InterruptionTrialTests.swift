@@ -17,8 +17,8 @@ import Testing
     /// A command under trial: the folder a trial copies, and its arguments given that copy.
     struct Command: CustomTestStringConvertible, Sendable {
         let name: String
-        /// Whether it writes many files (pack, publish, prune, promote), so kills land mid-operation.
-        var writesMuch: Bool { ["pack", "publish", "prune", "promote"].contains(name) }
+        /// Whether it writes many files for long (pack, publish, promote), so kills land mid-operation.
+        var writesMuch: Bool { ["pack", "publish", "promote"].contains(name) }
         let start: @Sendable (InterruptionTrialFolders) -> String
         let arguments: @Sendable (InterruptionTrialFolders, String) -> [String]
         var testDescription: String { name }
@@ -55,14 +55,16 @@ import Testing
         try InterruptionTrialFolders.run(command.arguments(folders, timed))
         let duration = Date().timeIntervalSince(began)
         var generator = SplitMix(seed: UInt64(command.name.utf8.reduce(0) { $0 &* 31 &+ Int($1) }.magnitude))
-        var killed = 0, midOperation = 0
+        var killed = 0, midOperation = 0, span = duration
         for trial in 0..<Self.trials {
             let folder = folders.temp.path("trial-\(trial)")
             try FileManager.default.copyItem(atPath: start, toPath: folder)
             let before = PublishingFolderCheck.listing(of: folder)
             // Most of a short command's run is the process starting: the kills fall from 30 % of the
-            // uninterrupted run to 20 % past its end, where its work is.
-            let delay = (0.3 + Double(generator.next() % 1_000) / 1_000 * 0.9) * duration
+            // span to 20 % past its end, where its work is. The span starts as the uninterrupted run
+            // and follows the machine's load: shorter after a kill that came too late, longer after
+            // one that came before anything was written.
+            let delay = (0.3 + Double(generator.next() % 1_000) / 1_000 * 0.9) * span
             let signal = trial % 4 == 3 ? SIGINT : SIGKILL
             let (process, _, _) = try PkgctlProcess.start(command.arguments(folders, folder))
             Thread.sleep(forTimeInterval: delay)
@@ -73,7 +75,11 @@ import Testing
                 killed += 1
                 if !PublishingFolderCheck.temporaries(in: folder).isEmpty || PublishingFolderCheck.listing(of: folder) != before {
                     midOperation += 1
+                } else {
+                    span *= 1.15
                 }
+            } else {
+                span *= 0.85
             }
             #expect(throws: Never.self, "\(label): the folder is whole") {
                 try PublishingFolderCheck.expectWhole(folder, keys: folders.keys, sequences: sequence...sequence + 1)
@@ -88,8 +94,8 @@ import Testing
         print("interruption trials: \(command.name): \(Self.trials) trials over \(Int(duration * 1000)) ms runs, "
               + "\(killed) killed, \(midOperation) mid-operation")
         #expect(killed > 0, "no kill landed before the command ended: the trials proved nothing")
-        // The short commands' work is a few milliseconds at the end of a process start-up: a kill
-        // lands in it only sometimes, and on a loaded machine maybe in no trial.
+        // The other commands' work (prune's unlinks too) is a few milliseconds at the end of a
+        // process start-up: a kill lands in it only sometimes, and on a loaded machine maybe in no trial.
         #expect(midOperation > 0 || !command.writesMuch || Sanitizer.isActive,
                 "no kill landed mid-operation: the trials proved nothing")
     }
