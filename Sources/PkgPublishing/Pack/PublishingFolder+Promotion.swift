@@ -5,7 +5,8 @@ extension PublishingFolder {
     /// channel: staging) publishes it, never rebuilt: its zip, index and every object are copied
     /// byte for byte (checked against the source manifest's hashes), under content names. The
     /// entry keeps the source's fields (routes, headers, runtime, …) and gets this folder's own
-    /// revocations, tree deltas from this folder's `deltaFrom` newest earlier versions, and, with
+    /// revocations, tree deltas from this folder's `deltaFrom` newest earlier versions and from the
+    /// release it replaces, and, with
     /// `rolloutPercent`, a rollout whose `previous` is the release this folder named before. The
     /// manifest is written signed by `signer` (this channel's keys). `runtime` picks the release
     /// when the source lists the version for several runtimes. Returns the new entry.
@@ -15,11 +16,8 @@ extension PublishingFolder {
                         deltaFrom: Int = 3, signer: ManifestSigner? = nil) throws -> ManifestEntry {
         let origin = PublishingFolder(source)
         guard FileSystem.exists(origin.manifestPath) else { throw origin.missingManifest() }
-        var options = PackOptions()
-        options.rolloutPercent = rolloutPercent
-        options.force = force
-        options.allowDowngrade = allowDowngrade
-        options.deltaFrom = deltaFrom
+        let options = PackOptions(rolloutPercent: rolloutPercent, force: force, deltaFrom: deltaFrom,
+                                  allowDowngrade: allowDowngrade)
         try FileSystem.makeDirectories(root)
         return try Self.withLocks(origin, .shared, self, .exclusive) {
             let release = try origin.namedRelease(name: name, version: version, runtime: runtime)

@@ -336,8 +336,13 @@ extension WebEngineSuites {
             #expect(sockets.end <= sockets.start + 8, "\(run.exitLine)")
             let descriptors = try #require(run.range("fds"))
             #expect(descriptors.end <= descriptors.start + 24, "\(run.exitLine)")
+            // The resolver's own bytes are bounded above (held at most its window); the rest of the
+            // process's growth is the engine's. Qt's Chromium keeps its network service and caches in
+            // the app's process: 181 -> 255 MB after the 500 loads on 2026-11-28 (every task stopped,
+            // 351 KiB held at the peak), where WebKitGTK's live in processes of their own.
             let memory = try #require(run.range("rss-kb"))
-            #expect(memory.end <= memory.start + 64 * 1024, "\(run.exitLine)")
+            let engineGrowth = app.name == "qt" ? 96 * 1024 : 64 * 1024
+            #expect(memory.end <= memory.start + engineGrowth, "\(run.exitLine)")
         }
 
         @Test(arguments: HybridApp.available) func aPageReadingAHugeOriginFileSlowlyNeverMakesTheAppQueueMoreThanItsWindow(app: HybridApp) throws {

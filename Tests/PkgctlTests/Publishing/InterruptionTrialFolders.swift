@@ -4,7 +4,7 @@ import Testing
 @testable import PkgPublishing
 
 /// The folders an interruption trial starts from, made once by real `pkgctl` runs: keys, three
-/// sources of a 150-file app, a staging channel with 1.0.0 and 2.0.0, and one publishing folder
+/// sources of a 60-file app, a staging channel with 1.0.0 and 2.0.0, and one publishing folder
 /// per starting state. A trial copies one of them and interrupts a command on the copy.
 struct InterruptionTrialFolders {
     let temp: TemporaryDirectory
@@ -28,7 +28,7 @@ struct InterruptionTrialFolders {
         try Self.run(["keygen", "--out", keys, "--name", "release"])
         try Self.run(["keygen", "--out", keys, "--name", "online"])
         for (name, seed) in [("A", 2), ("B", 3), ("1", 1)] as [(String, UInt64)] {
-            try BundleFixtures.makeTree(at: source(name), files: 150, size: 2048, seed: seed)
+            try BundleFixtures.makeTree(at: source(name), files: 60, size: 2048, seed: seed)
             try Data("<!doctype html><title>\(name)</title>".utf8).write(to: URL(fileURLWithPath: source(name) + "/index.html"))
         }
         try pack(source("1"), "1.0.0", into: staging)
