@@ -93,24 +93,24 @@ public struct PublishedFile: Sendable, Hashable {
     /// whole and checked, so a file under the name holds those bytes unless someone else wrote it.
     func existingSize(in folder: String, verify: Bool) throws -> UInt64? {
         let path = folder + "/" + self.path
-        var info = stat()
-        guard lstat(path, &info) == 0 else {
-            if errno == ENOENT || errno == ENOTDIR { return nil }
-            throw fileSystemError("stat", path)
-        }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw Self.notRegular(path, info.st_mode & S_IFMT == S_IFLNK ? "a symlink" : "not a regular file")
-        }
+        guard let found = try Self.regularFileSize(path) else { return nil }
         let other = PkgError(.checksumMismatch, "\(path): other bytes than its name says; a content-named file never "
                              + "changes: remove it (and purge it from the CDN) if it is debris")
-        if let size, size != UInt64(info.st_size) { throw other }
+        if let size, size != found { throw other }
         if verify, try FileHasher.hash(file: path).sha256 != sha256 { throw other }
-        return UInt64(info.st_size)
+        return found
     }
 
     /// The bytes of the regular file at `path` (at most `limit` and one more), nil when it does
     /// not exist (nor its folder); a symlink or anything else that is not a regular file is refused.
     static func readRegularFile(_ path: String, limit: Int = .max) throws -> [UInt8]? {
+        guard try regularFileSize(path) != nil else { return nil }
+        return try FileSystem.read(path, limit: limit)
+    }
+
+    /// The size of the regular file at `path`, nil when it does not exist (nor its folder); a
+    /// symlink or anything else that is not a regular file is refused.
+    private static func regularFileSize(_ path: String) throws -> UInt64? {
         var info = stat()
         guard lstat(path, &info) == 0 else {
             if errno == ENOENT || errno == ENOTDIR { return nil }
@@ -119,7 +119,7 @@ public struct PublishedFile: Sendable, Hashable {
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw notRegular(path, info.st_mode & S_IFMT == S_IFLNK ? "a symlink" : "not a regular file")
         }
-        return try FileSystem.read(path, limit: limit)
+        return UInt64(info.st_size)
     }
 
     private func mismatch(_ path: String, namedBy namer: String) -> PkgError {

@@ -80,11 +80,7 @@ extension PublishingFolder {
             }
         }
         return archivedManifests().flatMap { archive in
-            archive.manifest.packages.filter { $0.name == name }.flatMap { entry in
-                ([Release(entry)] + (entry.rollout?.previous.map { [$0] } ?? []))
-                    .filter { PackageVersion($0.version) == PackageVersion(version) }
-                    .map { ($0.sha256, archive.path) }
-            }
+            namedReleases(name: name, version: version, in: archive.manifest).map { ($0.1.sha256, archive.path) }
         }
     }
 
