@@ -154,7 +154,7 @@ if Context.environment["PKGCTL_FUZZ"] == "1" {
         ("FuzzRequestTarget", ["PkgCore", "PkgServer", .product(name: "NIOHTTP1", package: "swift-nio")]),
         ("FuzzResponseHeaders", ["PkgCore"]),
         ("FuzzTimestamp", ["PkgCore", .product(name: "Crypto", package: "swift-crypto")]),
-        ("FuzzTreeDelta", ["PkgCore", .product(name: "Crypto", package: "swift-crypto")]),
+        ("FuzzTreeDelta", ["PkgCore", "PkgPublishing", .product(name: "Crypto", package: "swift-crypto")]),
         ("FuzzFleetLog", ["PkgCore", "PkgPublishing"]),
         ("FuzzResolverABI", ["PkgResolverC", "CPkgResolver"]),
         ("FuzzImageDecode", ["CImageCodec"]),

@@ -1,6 +1,7 @@
 import FuzzSupport
 import FoundationEssentials
 import PkgCore
+import PkgPublishing
 
 /// The committed seeds (`Fuzz/corpus/tree-delta`): deltas `TreeDeltaWriter` writes from
 /// the fixture's version to trees a release makes of it, as files (`NAME.pkgdelta`) and in
