@@ -16,6 +16,25 @@ package enum HostField {
         return isValid(value) ? nil : "Host header field '\(value.escapedForMessage)' is not a host and port"
     }
 
+    /// Whether `https://` + `host` (`uri-host [":" port]`, as a request names it) is this
+    /// server's own address: `localhost`, a loopback address or `bindHost`, at `port` (443 when
+    /// `host` names none), the port the request came in on.
+    package static func isOwnAddress(_ host: String, bindHost: String, port: Int) -> Bool {
+        var name = Substring(host.lowercased()), named = 443
+        if name.hasPrefix("[") {
+            let close = name.firstIndex(of: "]") ?? name.endIndex
+            named = Int(name[close...].dropFirst(2)) ?? 443
+            name = name[name.index(after: name.startIndex)..<close]
+        } else if let colon = name.firstIndex(of: ":"), name.filter({ $0 == ":" }).count == 1 {
+            named = Int(name[colon...].dropFirst()) ?? 443
+            name = name[..<colon]
+        }
+        let bound = bindHost.lowercased().trimmingBrackets
+        let isLoopback = name == "localhost" || name.hasSuffix(".localhost") || name == "::1"
+            || (name.hasPrefix("127.") && name.allSatisfy { $0.isNumber || $0 == "." })
+        return named == port && (isLoopback || (!bound.isEmpty && name == bound))
+    }
+
     /// `uri-host [":" port]` (RFC 3986): a reg-name of unreserved, sub-delims and %XX, or an
     /// IP literal in brackets, then digits after a colon. Empty is allowed (a target with no authority).
     /// Read as contiguous bytes: every request passes here.
@@ -63,5 +82,12 @@ package enum HostField {
         default:
             return false
         }
+    }
+}
+
+private extension String {
+    /// `::1` for `[::1]`.
+    var trimmingBrackets: Substring {
+        hasPrefix("[") && hasSuffix("]") ? dropFirst().dropLast() : Substring(self)
     }
 }

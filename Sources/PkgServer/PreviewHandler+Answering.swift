@@ -44,6 +44,10 @@ extension PreviewHandler {
                 return sendError(.badRequest, error.message, context: context)
             }
         }
+        if !configuration.offline, let port = context.channel.localAddress?.port,
+           let refusal = ownAddressRefusal(for: request, isRouted: isRouted, port: port) {
+            return sendError(refusal.status, refusal.message, context: context)
+        }
         if configuration.offline {
             return sendError(.notFound, notFoundMessage(for: request, isRouted: isRouted,
                                                         referer: head.headers.first(name: "Referer")),
@@ -65,6 +69,26 @@ extension PreviewHandler {
             return missing
         }
         return missing + "; " + advice
+    }
+
+    /// The answer to a request no route holds whose origin would be this server itself (its
+    /// `Host` is a loopback or the bound address at the port it came in on, and no `--upstream`
+    /// names another): 503 while
+    /// the store has no package, 404 otherwise, each saying what `serve` logged at start, instead
+    /// of a fetch from `https://` of its own address that can only fail, seconds later.
+    private func ownAddressRefusal(for request: ResourceRequest, isRouted: Bool,
+                                   port: Int) -> (status: HTTPResponseStatus, message: String)? {
+        let upstreams = resolver.configuration
+        guard upstreams.upstream == nil, upstreams.routeUpstreams.isEmpty,
+              HostField.isOwnAddress(request.host, bindHost: configuration.bindHost, port: port),
+              request.method == "GET" || request.method == "HEAD" ? !isRouted : !resolver.routesHost(request.host) else { return nil }
+        let url = request.url.escapedForMessage
+        guard !resolver.routeNames.isEmpty else {
+            return (.serviceUnavailable, "\(url): the store \(resolver.store.layout.root.escapedForMessage) has no installed "
+                    + "package, and no --upstream names an origin (run pkgctl update first)")
+        }
+        return (.notFound, "\(url) is under no route (routes: \(resolver.routeNames.joined(separator: ", ").escapedForMessage)), "
+                + "and no --upstream names an origin; request a routed host, or serve with --default-host")
     }
 
     private func sendLocal(_ answer: LocalAnswer, context: ChannelHandlerContext) {

@@ -18,6 +18,13 @@ struct FleetReportCommand: ParsableCommand {
             inside the app (devices and total, with the share of the devices running it) and origin fallbacks. \
             No LOG, or -, reads stdin. A report line that does not read is counted as unreadable.
 
+            Each channel is counted apart: devices report next to the manifest they poll, so the path before \
+            /report/v1 names the channel (/prod/report/v1 is prod); --channel keeps one. Each device is counted \
+            once, on the release its last report put it on: an upgrade or downgrade moves it from the version \
+            it left (f=) to the release (r=), a rollback of a release it had installed moves it back. \
+            With --out-dir (the channel's publishing folder), what its manifest names now: the release, its \
+            rollout share and pins, and since when.
+
             --html FILE also writes the report as one self-contained HTML page (inline SVG and CSS, no \
             script, nothing fetched), to read offline or attach to a ticket: per package, the devices on each \
             release over time (from the reports' times in the logs, in at most 200 buckets of a round width), \
@@ -25,8 +32,9 @@ struct FleetReportCommand: ParsableCommand {
             rollout steps against the watch's thresholds and the decisions of pkgctl fleet watch, marked on the \
             time axis.
 
-            Prints one block per package release, then the number of reports read; --json prints the \
-            tally as JSON (with --html too). Exits 1 when a log cannot be read (a corrupt or cut gzip file is \
+            Prints one line per package release (under a heading per channel when reports came to more than \
+            the root), one per package with its devices now, then the number of reports read; --json prints the \
+            same numbers as JSON (with --html too), and the page shows them too. Exits 1 when a log cannot be read (a corrupt or cut gzip file is \
             named).
 
             Examples:
@@ -34,9 +42,9 @@ struct FleetReportCommand: ParsableCommand {
               pkgctl fleet report /var/log/nginx/access.log /var/log/nginx/access.log.2.gz
               # A CloudFront log read from stdin, the tally as JSON:
               pkgctl fleet report --json - < E2EXAMPLE.2026-01-01-12.abcd1234.gz
-              # A page to attach to a ticket, with the watch's decisions on it:
-              pkgctl fleet report /var/log/nginx/access.log --html rollout.html \\
-                --out-dir /srv/pkgctl/out
+              # Production only, as a page to attach to a ticket, with what is published now and the watch's decisions:
+              pkgctl fleet report /var/log/nginx/access.log --channel prod --html rollout.html \\
+                --out-dir /srv/pkgctl/out/prod
             """)
 
     @Argument(help: ArgumentHelp("Access logs to read, plain or gzipped (- for stdin).", valueName: "log"))
@@ -49,98 +57,34 @@ struct FleetReportCommand: ParsableCommand {
     var html: String?
 
     @Option(name: .customLong("out-dir"), help: ArgumentHelp(
-        "With --html: the publisher's output folder, whose fleet watch history the page shows.", valueName: "out-dir"))
+        "The publishing folder of the channel read: what its manifest names now, and the fleet watch's history.",
+        valueName: "out-dir"))
     var outDir: String?
 
-    func validate() throws {
-        if outDir != nil, html == nil { throw ValidationError("--out-dir goes with --html") }
-    }
+    @Option(help: ArgumentHelp("Only the reports to this channel: the path before /report/v1 (prod for /prod/report/v1; / for the root).",
+                               valueName: "channel"))
+    var channel: String?
 
     func run() throws {
         var tally = FleetTally()
-        if html != nil { tally.timeline = FleetTimeline() }
+        tally.timeline = FleetTimeline()
+        tally.channel = channel.map(FleetChannel.init)
         for log in logs.isEmpty ? ["-"] : logs {
             try reportingErrors(json: json) { try LogLines.readReports(log, into: &tally) }
         }
+        let published = try reportingErrors(json: json) { try outDir.map { try PublishingFolder($0).publishedReleases() } ?? [] }
         if let html {
             try reportingErrors(json: json) {
                 let decisions = try outDir.map { try RolloutDecisionRecord.history(in: $0) } ?? [:]
-                try FileSystem.writeAtomically(Array(FleetReportPage(tally: tally, decisions: decisions).html.utf8), to: html)
+                let page = FleetReportPage(tally: tally, published: published, decisions: decisions)
+                try FileSystem.writeAtomically(Array(page.html.utf8), to: html)
             }
         }
+        let summary = FleetSummary(tally, published: published)
         if json {
-            try Output.printJSON(FleetSummary(tally))
-            return
+            try Output.printJSON(summary)
+        } else {
+            FleetReportText(summary: summary, outDir: outDir).lines.forEach { print($0) }
         }
-        for release in tally.releases {
-            let rate = release.failureRateInterval
-            var line = "\(release.package) \(release.release): \(release.devices.count) devices, \(release.installs) installed"
-            line += ", \(release.outcomes[.rolledBack]?.count ?? 0) rolled back" + Self.breakdown(release.rollbackCauses)
-            line += ", \(release.outcomes[.failed]?.count ?? 0) failed" + Self.breakdown(release.failureCodes)
-            for outcome in [OutcomeReport.Outcome.held, .revoked, .staged, .pending, .incompatible] {
-                if let devices = release.outcomes[outcome], !devices.isEmpty { line += ", \(devices.count) \(outcome.rawValue)" }
-            }
-            line += "; failure rate \(Self.percent(release.failureRate)) of \(release.triedDevices) that tried it"
-                + " (95 % interval \(Self.percent(rate.lowerBound))"
-                + " to \(Self.percent(rate.upperBound)))"
-            if !release.servingSignals.isEmpty {
-                let found = release.notFoundRateInterval
-                line += "; 404s inside the app: \(release.notFoundTotal) on \(release.notFoundDevices) of "
-                    + "\(release.servingDevices) devices (\(Self.percent(release.notFoundRate)), 95 % interval "
-                    + "\(Self.percent(found.lowerBound)) to \(Self.percent(found.upperBound))), "
-                    + "\(release.originFallbackTotal) origin fallbacks"
-            }
-            print(line)
-        }
-        print("\(tally.reports) reports, \(tally.unreadable) unreadable report lines")
-    }
-
-    private static func breakdown(_ groups: [String: Set<String>]) -> String {
-        groups.isEmpty ? "" : " (" + groups.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.count)" }
-            .joined(separator: ", ") + ")"
-    }
-
-    private static func percent(_ share: Double) -> String {
-        DecimalText.tenths(share * 100, droppingZeroTenth: false) + " %"
-    }
-}
-
-/// The JSON `fleet report --json` prints.
-struct FleetSummary: Encodable {
-    struct Release: Encodable {
-        var package: String
-        var release: String
-        var devices: Int
-        var tried: Int
-        var installs: Int
-        var outcomes: [String: Int]
-        var rollbacks: [String: Int]
-        var failures: [String: Int]
-        var failureRate: Double
-        var failureRateLow: Double
-        var failureRateHigh: Double
-        var servingDevices: Int
-        var notFound: Int
-        var notFoundDevices: Int
-        var notFoundRate: Double
-        var originFallbacks: Int
-    }
-    var releases: [Release]
-    var reports: Int
-    var unreadable: Int
-
-    init(_ tally: FleetTally) {
-        releases = tally.releases.map { release in
-            Release(package: release.package, release: release.release, devices: release.devices.count,
-                    tried: release.triedDevices, installs: release.installs,
-                    outcomes: Dictionary(uniqueKeysWithValues: release.outcomes.map { ($0.key.rawValue, $0.value.count) }),
-                    rollbacks: release.rollbackCauses.mapValues(\.count), failures: release.failureCodes.mapValues(\.count),
-                    failureRate: release.failureRate, failureRateLow: release.failureRateInterval.lowerBound,
-                    failureRateHigh: release.failureRateInterval.upperBound, servingDevices: release.servingDevices,
-                    notFound: release.notFoundTotal, notFoundDevices: release.notFoundDevices,
-                    notFoundRate: release.notFoundRate, originFallbacks: release.originFallbackTotal)
-        }
-        reports = tally.reports
-        unreadable = tally.unreadable
     }
 }

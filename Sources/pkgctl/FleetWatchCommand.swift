@@ -21,7 +21,9 @@ struct FleetWatchCommand: ParsableCommand {
             --min-devices devices advances on those it has, and one no device tried (or one failure alone) \
             is undecided.
 
-            Prints one line: what and why (--json: the decision and its numbers). Holds OUT_DIR's lock, as \
+            Each channel is watched apart: --channel prod counts only the reports to /prod/report/v1 (devices \
+            report next to the manifest they poll), and logs with reports to several channels are undecided \
+            without it. Prints one line: what and why (--json: the decision and its numbers). Holds OUT_DIR's lock, as \
             pack, rollout and revoke do; running it again decides the same, and --dry-run changes nothing. \
             A signed manifest needs --sign. Keeps the step it is at and its last 500 decisions (a repeated \
             hold or done counted once) in OUT_DIR/.pkgctl-watch-NAME.json, unless --dry-run; pkgctl fleet \
@@ -85,6 +87,10 @@ struct FleetWatchCommand: ParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Print the decision; change nothing.")
     var dryRun = false
 
+    @Option(help: ArgumentHelp("Only the reports to this channel: the path before /report/v1 (prod for /prod/report/v1; / for the root). "
+                               + "Needed when the logs hold reports to several channels.", valueName: "channel"))
+    var channel: String?
+
     @OptionGroup var signing: SigningOptions
 
     func validate() throws {
@@ -115,6 +121,7 @@ struct FleetWatchCommand: ParsableCommand {
 
     func run() throws {
         var tally = FleetTally()
+        tally.channel = channel.map(FleetChannel.init)
         do {
             for log in logs { try reportingErrors(json: json) { try LogLines.readReports(log, into: &tally) } }
         } catch {

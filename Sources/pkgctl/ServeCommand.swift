@@ -148,7 +148,9 @@ struct ServeCommand: AsyncParsableCommand {
                                offline: Bool) -> String? {
         let answered = offline ? "will be answered 404" : "goes to the origin"
         guard hasPackages else {
-            return "the store \(root) has no installed package; every request \(answered) (run pkgctl update first)"
+            let requests = offline ? "every request will be answered 404"
+                : "every request for this server's own address is answered 503, others go to their origin"
+            return "the store \(root) has no installed package; \(requests) (run pkgctl update first)"
         }
         guard let host = defaultHost, !resolver.routesHost(host) else { return nil }
         let routes = resolver.routeNames.isEmpty ? "none" : resolver.routeNames.joined(separator: ", ")

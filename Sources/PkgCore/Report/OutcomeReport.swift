@@ -10,7 +10,8 @@
 /// `a` the outcome, `c` why a release was rolled back, `e` the error code of a failure,
 /// `d` the device's ``DevicePseudonym`` for this release, `v` pkgctl's version; for `serving`,
 /// `n` and `o`: the release's ``ServingSignals`` totals on the device (404s inside the app,
-/// origin fallbacks). Nothing else about the device is sent (no id, no path, no URL, no error text).
+/// origin fallbacks); for an install or a failure, `b`: the bytes the run fetched for the release
+/// (``PackageTransfer/bytes``). Nothing else about the device is sent (no id, no path, no URL, no error text).
 public struct OutcomeReport: Sendable, Hashable, Codable {
     /// What happened to the release on the device.
     public enum Outcome: String, Sendable, Hashable, Codable, CaseIterable {
@@ -40,6 +41,9 @@ public struct OutcomeReport: Sendable, Hashable, Codable {
     public var notFound: Int?
     /// For `.serving`: origin fallbacks under the release's routes on the device since it was activated.
     public var originFallbacks: Int?
+    /// For an install, an upgrade, a downgrade or a failure: the bytes the run fetched for the
+    /// release (``PackageTransfer/bytes``); nil when the report does not say.
+    public var bytes: UInt64?
     /// The device's pseudonym for this release.
     public var device: String
     /// The reporting pkgctl's version.
@@ -47,8 +51,8 @@ public struct OutcomeReport: Sendable, Hashable, Codable {
 
     /// A report of the given fields.
     public init(package: String, release: String, from: String?, outcome: Outcome, cause: String? = nil,
-                errorCode: String? = nil, notFound: Int? = nil, originFallbacks: Int? = nil, device: String,
-                client: String) {
+                errorCode: String? = nil, notFound: Int? = nil, originFallbacks: Int? = nil, bytes: UInt64? = nil,
+                device: String, client: String) {
         self.package = package
         self.release = release
         self.from = from
@@ -57,6 +61,7 @@ public struct OutcomeReport: Sendable, Hashable, Codable {
         self.errorCode = errorCode
         self.notFound = notFound
         self.originFallbacks = originFallbacks
+        self.bytes = bytes
         self.device = device
         self.client = client
     }
@@ -81,9 +86,11 @@ public struct OutcomeReport: Sendable, Hashable, Codable {
         // A revocation and a reverted trial are about the version left; the rest about the one aimed at.
         let release = (kind == .revoked || wasReverted) ? outcome.from ?? outcome.to : outcome.to
         guard !release.isEmpty else { return nil }
-        self.init(package: outcome.name, release: release, from: wasReverted ? nil : outcome.from, outcome: kind,
+        // A reverted trial's device is back on `to`, the version active before the trial.
+        let before = wasReverted ? (outcome.to.isEmpty ? nil : outcome.to) : outcome.from
+        self.init(package: outcome.name, release: release, from: before, outcome: kind,
                   cause: kind == .rolledBack ? (wasReverted ? "stopped" : HealthCheck.cause(of: outcome.error ?? "")) : nil,
-                  errorCode: kind == .failed ? outcome.errorCode : nil,
+                  errorCode: kind == .failed ? outcome.errorCode : nil, bytes: outcome.transfer?.bytes,
                   device: DevicePseudonym.make(deviceID: deviceID, package: outcome.name, release: release),
                   client: client)
     }
@@ -97,6 +104,7 @@ public struct OutcomeReport: Sendable, Hashable, Codable {
         if let errorCode { fields.append(("e", errorCode)) }
         if let notFound { fields.append(("n", String(notFound))) }
         if let originFallbacks { fields.append(("o", String(originFallbacks))) }
+        if let bytes { fields.append(("b", String(bytes))) }
         fields += [("d", device), ("v", client)]
         return fields.map { $0.0 + "=" + Self.encode($0.1) }.joined(separator: "&")
     }
@@ -121,7 +129,7 @@ public struct OutcomeReport: Sendable, Hashable, Codable {
               let device = values[UInt8(ascii: "d")], let client = values[UInt8(ascii: "v")],
               !package.isEmpty, !release.isEmpty, !device.isEmpty else { return nil }
         var counts: [Int?] = []
-        for key in [UInt8(ascii: "n"), UInt8(ascii: "o")] {
+        for key in [UInt8(ascii: "n"), UInt8(ascii: "o"), UInt8(ascii: "b")] {
             guard let text = values[key] else {
                 counts.append(nil)
                 continue
@@ -131,7 +139,7 @@ public struct OutcomeReport: Sendable, Hashable, Codable {
         }
         self.init(package: package, release: release, from: values[UInt8(ascii: "f")], outcome: outcome,
                   cause: values[UInt8(ascii: "c")], errorCode: values[UInt8(ascii: "e")], notFound: counts[0],
-                  originFallbacks: counts[1], device: device, client: client)
+                  originFallbacks: counts[1], bytes: counts[2].map(UInt64.init), device: device, client: client)
     }
 
     /// Percent-encodes everything but RFC 3986's unreserved characters (`+` too: a query may read it as a space).

@@ -141,6 +141,15 @@ final class EasyHandle {
         return code
     }
 
+    /// Bytes the last ``perform()`` received: every response's headers (redirects included)
+    /// and the body as it came, before any content decoding.
+    var receivedBytes: UInt64 {
+        var body: curl_off_t = 0, headers = 0
+        _ = pkg_curl_easy_getinfo_off(raw, CURLINFO_SIZE_DOWNLOAD_T, &body)
+        _ = pkg_curl_easy_getinfo_long(raw, CURLINFO_HEADER_SIZE, &headers)
+        return UInt64(max(0, body)) + UInt64(max(0, headers))
+    }
+
     /// libcurl's detailed message for the last failed ``perform()``, or "".
     var errorDetail: String { String(cString: errorBuffer) }
 

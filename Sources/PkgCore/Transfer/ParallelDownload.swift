@@ -81,6 +81,7 @@ struct ParallelDownload {
                       let transfer = running.removeValue(forKey: raw) else { continue }
                 let code = message.pointee.data.result
                 curl_multi_remove_handle(multi, raw)
+                downloader.count(transfer.easy)
                 if code != CURLE_OK || transfer.failed || !Downloader.isSuccess(transfer.easy.responseCode) {
                     let cut = code != CURLE_OK && !transfer.failed && Downloader.isSuccess(transfer.easy.responseCode)
                     fail(transfer.item, keepingBytes: cut)

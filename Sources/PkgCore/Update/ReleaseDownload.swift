@@ -7,6 +7,8 @@
 struct ReleaseDownload {
     let store: PackageStore
     let downloader: Downloader
+    /// Where each way's transfers are counted (``TransferMeter/Kind``).
+    let meter: TransferMeter
     let manifestURL: String
     let limits: ExtractionLimits
     let workers: Int
@@ -19,7 +21,8 @@ struct ReleaseDownload {
         // file by file (its active tree is never a delta's base anyway).
         if images.accepted.isEmpty, try installTreeDelta(entry, progress: progress) { return }
         if let reference = entry.index {
-            var delta = DeltaInstall(store: store, downloader: downloader, manifestURL: manifestURL, limits: limits)
+            var delta = DeltaInstall(store: store, downloader: downloader.metered(by: meter, as: .objects),
+                                     manifestURL: manifestURL, limits: limits)
             delta.images = images
             do {
                 let installed = try delta.install(entry, reference: reference, replacing: true) { received, total in
@@ -36,7 +39,7 @@ struct ReleaseDownload {
         try store.ensureRoom(forBytes: entry.size, purpose: "\(entry.name) \(entry.version): downloading \(url)")
         try store.withStagingDirectory(prefix: "\(entry.name)-\(entry.version).download") { archive in
             let zip = archive.path + "/bundle.zip"
-            try downloader.download(from: url, to: zip, expectedSize: entry.size,
+            try downloader.metered(by: meter, as: .zip).download(from: url, to: zip, expectedSize: entry.size,
                                     expectedSHA256: entry.sha256) { received, total in
                 progress(.downloading(name: entry.name, version: entry.version, received: received, total: total))
             }
@@ -49,7 +52,8 @@ struct ReleaseDownload {
     /// Installs `entry` by the tree delta from the active version; false when there is none
     /// (or it was refused: announced as a fall-back).
     private func installTreeDelta(_ entry: ManifestEntry, progress: @escaping @Sendable (UpdateEvent) -> Void) throws -> Bool {
-        let tree = TreeDeltaInstall(store: store, downloader: downloader, manifestURL: manifestURL, limits: limits)
+        let tree = TreeDeltaInstall(store: store, downloader: downloader.metered(by: meter, as: .delta),
+                                    manifestURL: manifestURL, limits: limits)
         do {
             let installed = try tree.install(entry, replacing: true) { received, total in
                 progress(.downloading(name: entry.name, version: entry.version, received: received, total: total))

@@ -67,10 +67,14 @@ public struct UpdateReport: Sendable, Hashable, Codable {
         /// devices it goes to: `to` is then the version named before it (or, for `.staged`, that
         /// release itself). Nil otherwise. Added to whatever ``action`` says; it changes no action.
         public var rollingOut: RollingOutRelease?
+        /// What the run fetched for it and how long its update took; nil when it fetched nothing.
+        public var transfer: PackageTransfer?
     }
 
     /// Whether the manifest was fetched or not modified.
     public var manifest: ManifestStatus
+    /// What fetching the manifest (and its timestamp) cost; nil when the run did not get that far.
+    public var manifestTransfer: TransferCount? = nil
     /// One outcome per package of the manifest (however many releases it lists), in manifest
     /// order, except that packages whose active version does not fit the runtime come first.
     /// When the manifest was not modified, only what the last run that read it found and still

@@ -132,11 +132,13 @@ public struct Updater: Sendable {
         // when this run goes no further.
         reporter?.spool(UpdateReport(manifest: .notModified, packages: [], removed: [], reverted: reverted), deviceID: deviceID)
         let opened: OpenedManifest, newValidators: HTTPValidators
-        switch try check.fetch(downloader) {
+        let manifestMeter = TransferMeter()
+        switch try check.fetch(downloader.metered(by: manifestMeter, as: .manifest)) {
         case .notModified(let standing):
             reporter?.spoolSignals(store, deviceID: deviceID)
             reporter?.deliver(within: transfer.deadline)
-            return UpdateReport(manifest: .notModified, packages: standing, removed: [], reverted: reverted)
+            return UpdateReport(manifest: .notModified, manifestTransfer: manifestMeter.counted[.manifest], packages: standing,
+                                removed: [], reverted: reverted)
         case .fetched(let manifest, let validators):
             (opened, newValidators) = (manifest, validators)
         }
@@ -145,7 +147,13 @@ public struct Updater: Sendable {
         for offer in offersUnfitFirst(opened.manifest) {
             var outcome: UpdateReport.PackageOutcome
             if let entry = offer.fitting {
-                outcome = update(entry, deviceID: deviceID, downloader: downloader, progress: progress)
+                let meter = TransferMeter(), started = ContinuousClock.now
+                outcome = update(entry, deviceID: deviceID, downloader: downloader, meter: meter, progress: progress)
+                if !meter.counted.isEmpty {
+                    let took = started.duration(to: .now).components
+                    outcome.transfer = PackageTransfer(kinds: meter.counted,
+                                                       seconds: Double(took.seconds) + Double(took.attoseconds) / 1e18)
+                }
                 leaveIfUnfit(offer, &outcome)
             } else {
                 outcome = incompatible(offer)
@@ -157,7 +165,8 @@ public struct Updater: Sendable {
         reporter?.spool(UpdateReport(manifest: .fetched, packages: outcomes, removed: [], reverted: []), deviceID: deviceID)
         reporter?.spoolSignals(store, deviceID: deviceID)
         let removed = try store.collectGarbage(keep: keep).map { "\($0.name) \($0.version)" }
-        let report = UpdateReport(manifest: .fetched, packages: outcomes, removed: removed, reverted: reverted)
+        let report = UpdateReport(manifest: .fetched, manifestTransfer: manifestMeter.counted[.manifest], packages: outcomes,
+                                  removed: removed, reverted: reverted)
         if report.succeeded {
             try store.removeObjects()  // no delta install is left unfinished
             if outcomes.contains(where: { $0.action == .pending }) {
@@ -172,7 +181,7 @@ public struct Updater: Sendable {
         return report
     }
 
-    private func update(_ entry: ManifestEntry, deviceID: String, downloader: Downloader,
+    private func update(_ entry: ManifestEntry, deviceID: String, downloader: Downloader, meter: TransferMeter,
                         progress: @escaping @Sendable (UpdateEvent) -> Void) -> UpdateReport.PackageOutcome {
         let active = store.activeVersion(of: entry.name)
         var outcome = UpdateReport.PackageOutcome(name: entry.name, from: active, to: entry.version, action: .unchanged)
@@ -222,7 +231,7 @@ public struct Updater: Sendable {
             }
             outcome.action = action(from: active, to: target.version)
             if installed?.entry.sha256 != target.sha256 {
-                try ReleaseDownload(store: store, downloader: downloader, manifestURL: manifestURL, limits: limits,
+                try ReleaseDownload(store: store, downloader: downloader, meter: meter, manifestURL: manifestURL, limits: limits,
                                     workers: workers, images: ImageVariantSelection(accepted: acceptImages))
                     .install(target, progress: progress)
             }
@@ -251,45 +260,5 @@ public struct Updater: Sendable {
             outcome.errorCode = (error as? PkgError)?.code.description ?? "unexpected"
         }
         return outcome
-    }
-
-    /// The entry's rollout when it leaves this device out: the device is not among those it
-    /// goes to, and does not already run the new version (a device that does keeps it).
-    private func rolloutLeavingOut(_ deviceID: String, entry: ManifestEntry, active: String?) -> Rollout? {
-        guard let rollout = entry.rollout, active != entry.version, !rollout.includes(deviceID: deviceID) else { return nil }
-        return rollout
-    }
-
-    /// The release this device should run: the entry's version, or, outside
-    /// its rollout (`leftOutBy`), the version named before it. Nil when nothing
-    /// may be installed: no earlier version to fall back on, or only a revoked one.
-    private func target(of entry: ManifestEntry, leftOutBy rollout: Rollout?) -> ManifestEntry? {
-        var target = entry
-        if let rollout {
-            guard let previous = rollout.previous else { return nil }
-            target = previous.entry(name: entry.name)
-        }
-        target.rollout = nil
-        target.revoked = []
-        return entry.revoked.contains(target.version) ? nil : target
-    }
-
-    /// Switches a package away from its revoked active version to the newest
-    /// retained version that is neither revoked nor held; returns that version.
-    private func withdraw(_ name: String, from active: String, revoked: [String]) throws -> String {
-        let retained = try store.retainedVersions(of: name).map(\.entry.version)
-        let held = try store.heldVersions(of: name)
-        guard let fallback = retained.last(where: { !revoked.contains($0) && !held.contains($0) }) else {
-            throw PkgError(.notInstalled, "revoked, and no other version is retained to switch back to; it keeps serving")
-        }
-        try store.activate(name, version: fallback)
-        try store.removeTrial(name)
-        return fallback
-    }
-
-    private func action(from active: String?, to version: String) -> UpdateReport.Action {
-        guard let active else { return .installed }
-        if PackageVersion(version) == PackageVersion(active) { return .republished }
-        return PackageVersion(version) < PackageVersion(active) ? .downgraded : .upgraded
     }
 }

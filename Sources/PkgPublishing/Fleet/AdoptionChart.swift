@@ -4,11 +4,12 @@ import PkgCore
 /// One package's adoption curve as inline SVG: devices on each release over time (one
 /// polyline a release), and the rollout watch's decisions as marks on the same time axis.
 /// Every element a reader may check carries `data-` attributes: `data-series` on each line
-/// (`data-package`, `data-release`, `data-devices` as comma-separated counts per bucket),
+/// (`data-channel`, `data-package`, `data-release`, `data-devices` as comma-separated counts per bucket),
 /// `data-decision` on each mark (`data-version`, `data-percent-before`, `data-percent`,
 /// `data-time`), `data-axis` on axis labels. The time axis is the logs' time: decisions outside
 /// it are not marked (the page lists them all).
 struct AdoptionChart {
+    var channel: FleetChannel
     var package: String
     var adoption: FleetAdoption
     var series: [FleetAdoption.Series]
@@ -50,7 +51,7 @@ struct AdoptionChart {
         func y(_ devices: Int) -> Double { top + (1 - Double(devices) / Double(peak)) * (height - top - bottom) }
 
         var svg = #"<svg xmlns="http://www.w3.org/2000/svg" class="chart" viewBox="0 0 \#(Int(width)) \#(Int(height))" "#
-            + #"role="img" data-chart="adoption" data-package="\#(package.escapedForHTML)" data-bucket-seconds="\#(Int(adoption.width))">"#
+            + #"role="img" data-chart="adoption" data-channel="\#(channel.name.escapedForHTML)" data-package="\#(package.escapedForHTML)" data-bucket-seconds="\#(Int(adoption.width))">"#
         svg += "<title>Devices on each release of \(package.escapedForHTML) over time</title>"
         svg += #"<text class="axis" text-anchor="middle" transform="translate(14 \#((top + height - bottom) / 2)) rotate(-90)">"#
             + "devices</text>"
@@ -66,7 +67,7 @@ struct AdoptionChart {
         for (index, line) in series.enumerated() {
             let points = zip(times, line.devices).map { "\(Self.number(x($0))),\(Self.number(y($1)))" }.joined(separator: " ")
             svg += #"<polyline class="series c\#(index % Self.colours)\#(halted.contains(line.release) ? " halted" : "")" "#
-                + #"data-series="" data-package="\#(package.escapedForHTML)" data-release="\#(line.release.escapedForHTML)" "#
+                + #"data-series="" data-channel="\#(channel.name.escapedForHTML)" data-package="\#(package.escapedForHTML)" data-release="\#(line.release.escapedForHTML)" "#
                 + #"data-devices="\#(line.devices.map(String.init).joined(separator: ","))" points="\#(points)">"#
                 + "<title>\(line.release.escapedForHTML): \(line.devices.last ?? 0) devices at the end</title></polyline>"
         }

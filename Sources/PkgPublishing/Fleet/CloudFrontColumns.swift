@@ -50,10 +50,11 @@ struct CloudFrontColumns: Sendable, Hashable {
         }
         Self.decodeOnce(value, into: &scratch)
         var when: Double?
-        if tally.timeline != nil, let date, let time, let day = field(date, of: line), let clock = field(time, of: line) {
+        if let date, let time, let day = field(date, of: line), let clock = field(time, of: line) {
             when = LogTimestamp.w3c(date: UnsafeBufferPointer(rebasing: line[day]), time: UnsafeBufferPointer(rebasing: line[clock]))
         }
-        scratch.withUnsafeBufferPointer { tally.add(query: $0, time: when) }
+        let path = UnsafeBufferPointer(rebasing: line[stemRange.lowerBound..<(stemRange.upperBound - Self.reportPath.count)])
+        scratch.withUnsafeBufferPointer { tally.add(query: $0, channel: FleetChannel(path: path), time: when) }
     }
 
     /// The bytes of column `index` of a tab-separated line; nil when it has fewer columns.

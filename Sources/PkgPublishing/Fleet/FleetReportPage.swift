@@ -20,6 +20,8 @@ import PkgCore
 public struct FleetReportPage: Sendable {
     /// The reports.
     public var tally: FleetTally
+    /// What the publishing folder's manifest names now (empty: not given).
+    public var published: [PublishedRelease]
     /// The watch's decisions per package (empty: not given).
     public var decisions: [String: [RolloutDecisionRecord]]
     /// When the page was made.
@@ -27,10 +29,12 @@ public struct FleetReportPage: Sendable {
     /// Most buckets of the adoption curve.
     public var maxBuckets: Int
 
-    /// A page for `tally` (whose ``FleetTally/timeline`` gives the curves) and the watch's `decisions`.
-    public init(tally: FleetTally, decisions: [String: [RolloutDecisionRecord]] = [:], generated: Date = Date(),
-                maxBuckets: Int = 200) {
+    /// A page for `tally` (whose ``FleetTally/timeline`` gives the curves), the publishing
+    /// folder's `published` releases and the watch's `decisions`.
+    public init(tally: FleetTally, published: [PublishedRelease] = [], decisions: [String: [RolloutDecisionRecord]] = [:],
+                generated: Date = Date(), maxBuckets: Int = 200) {
         self.tally = tally
+        self.published = published
         self.decisions = decisions
         self.generated = generated
         self.maxBuckets = maxBuckets
@@ -39,7 +43,7 @@ public struct FleetReportPage: Sendable {
     /// The page.
     public var html: String {
         let adoption = (tally.timeline ?? FleetTimeline()).adoption(maxBuckets: maxBuckets)
-        let packages = tally.releases.map(\.package).reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
+        let summary = FleetSummary(tally, published: published)
         var page = """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8">
@@ -49,73 +53,63 @@ public struct FleetReportPage: Sendable {
             <style>\(Self.style)</style></head>
             <body><h1>Fleet report</h1>
             <p class="summary" data-reports="\(tally.reports)" data-unreadable="\(tally.unreadable)">\(tally.reports) reports, \
-            \(tally.unreadable) unreadable report lines; made \(AdoptionChart.clock(generated.timeIntervalSince1970)) UTC\
+            \(tally.unreadable) unreadable report lines\(Self.skipped(summary.otherChannels)); made \
+            \(AdoptionChart.clock(generated.timeIntervalSince1970)) UTC\
             \(adoption.buckets > 0 ? "; devices counted at the end of each \(Self.duration(adoption.width))" : "").</p>
 
             """
-        for package in packages {
-            let releases = tally.releases.filter { $0.package == package }
-            let history = decisions[package] ?? []
-            let halted = Set(history.filter { $0.decision == .halt }.map(\.version))
-            page += #"<section data-package="\#(package.escapedForHTML)"><h2>\#(package.escapedForHTML)</h2>"#
-            let chart = AdoptionChart(package: package, adoption: adoption,
-                                      series: adoption.series.filter { $0.package == package }, decisions: history, halted: halted)
-            if chart.series.isEmpty, history.isEmpty {
-                page += "<p class=\"note\">No report of this package carries a time the logs give: no curve.</p>"
-            } else {
-                page += chart.svg + legend(chart.series, halted: halted, marked: chart.marked.count, of: history.count)
+        if !published.isEmpty { page += FleetReleaseTable.publishedList(published) }
+        for channel in tally.channels {
+            page += #"<section data-channel="\#(channel.name.escapedForHTML)"><h2>Channel \#(channel.description.escapedForHTML)</h2>"#
+            for package in summary.packages where package.channel == channel.name {
+                page += packageSection(package, channel: channel, adoption: adoption, summary: summary)
             }
-            page += releaseTable(releases, history: history)
-            if !history.isEmpty { page += stepTable(history) + decisionList(history) }
             page += "</section>\n"
         }
         return page + "</body></html>\n"
     }
 
+    private func packageSection(_ package: FleetSummary.Package, channel: FleetChannel, adoption: FleetAdoption,
+                                summary: FleetSummary) -> String {
+        let releases = summary.releases(package.channel, package.package)
+        let history = decisions[package.package] ?? []
+        let halted = Set(history.filter { $0.decision == .halt }.map(\.version))
+        var section = #"<div class="package" data-package="\#(package.package.escapedForHTML)" "#
+            + #"data-devices-now="\#(package.devicesNow.map(String.init) ?? "")" "#
+            + #"data-silent-since-newest="\#(package.silentSinceNewest.map(String.init) ?? "")">"#
+            + "<h3>\(package.package.escapedForHTML)</h3>"
+        let chart = AdoptionChart(channel: channel, package: package.package, adoption: adoption,
+                                  series: adoption.series.filter { $0.channel == channel && $0.package == package.package },
+                                  decisions: history, halted: halted)
+        if chart.series.isEmpty, history.isEmpty {
+            section += "<p class=\"note\">No report of this package moved a device at a time the logs give: no curve.</p>"
+        } else {
+            section += chart.svg + legend(chart.series, halted: halted, marked: chart.marked.count, of: history.count)
+        }
+        if let now = package.devicesNow, let silent = package.silentSinceNewest {
+            section += "<p class=\"note\">\(now) devices on a release of \(package.package.escapedForHTML) at the end of "
+                + "the logs, each counted once, where its last report put it; \(silent) of them, on older releases, "
+                + "sent no report about \(package.newest.escapedForHTML), the newest (outside its rollout share, "
+                + "offline, or not polled since).</p>"
+        }
+        section += FleetReleaseTable(releases: releases, history: history).html
+        if !history.isEmpty { section += stepTable(history) + decisionList(history) }
+        return section + "</div>"
+    }
+
+    private static func skipped(_ channels: [String]) -> String {
+        channels.isEmpty ? "" : "; reports to " + channels.map { FleetChannel($0).description.escapedForHTML }
+            .joined(separator: ", ") + " skipped"
+    }
+
     private func legend(_ series: [FleetAdoption.Series], halted: Set<String>, marked: Int, of decisions: Int) -> String {
-        "<p class=\"legend\">" + series.enumerated().map { index, line in
+        "<p class=\"legend\">Devices on each release, each device on the one its last report put it on: " + series.enumerated().map { index, line in
             #"<span class="key c\#(index % AdoptionChart.colours)"></span>\#(line.release.escapedForHTML)"#
                 + (halted.contains(line.release) ? " (halted)" : "")
         }.joined(separator: " ")
             + (decisions == 0 ? "" : #" <span class="key mark"></span>watch decisions"#
                + (marked < decisions ? " (\(marked) of \(decisions): those in the logs' time)" : ""))
             + "</p>"
-    }
-
-    private func releaseTable(_ releases: [FleetTally.Release], history: [RolloutDecisionRecord]) -> String {
-        var table = "<table class=\"releases\"><tr><th>Release</th><th>Devices</th><th>Installed</th><th>Rolled back</th>"
-            + "<th>Failed</th><th>Other</th><th>Failure rate (95 % interval)</th><th>404s inside the app</th></tr>"
-        for release in releases {
-            let rate = release.failureRateInterval, found = release.notFoundRateInterval
-            let last = history.last { $0.version == release.release }
-            let rolledBack = release.outcomes[.rolledBack]?.count ?? 0, failed = release.outcomes[.failed]?.count ?? 0
-            let other = [OutcomeReport.Outcome.held, .revoked, .staged, .pending, .incompatible].compactMap { outcome in
-                release.outcomes[outcome].flatMap { $0.isEmpty ? nil : "\($0.count) \(outcome.rawValue)" }
-            }
-            table += #"<tr data-release="\#(release.release.escapedForHTML)" data-package="\#(release.package.escapedForHTML)" "#
-                + #"data-devices="\#(release.devices.count)" data-tried="\#(release.triedDevices)" "#
-                + #"data-installs="\#(release.installs)" data-rolled-back="\#(rolledBack)" data-failed="\#(failed)" "#
-                + #"data-failure-rate="\#(release.failureRate)" data-failure-rate-low="\#(rate.lowerBound)" "#
-                + #"data-failure-rate-high="\#(rate.upperBound)" data-serving-devices="\#(release.servingDevices)" "#
-                + #"data-not-found="\#(release.notFoundTotal)" data-not-found-devices="\#(release.notFoundDevices)" "#
-                + #"data-not-found-rate="\#(release.notFoundRate)" data-origin-fallbacks="\#(release.originFallbackTotal)">"#
-            table += "<th>\(release.release.escapedForHTML)</th><td>\(release.devices.count)</td><td>\(release.installs)</td>"
-                + "<td>\(rolledBack)\(Self.breakdown(release.rollbackCauses))</td>"
-                + "<td>\(failed)\(Self.breakdown(release.failureCodes))</td><td>\(other.joined(separator: ", "))</td>"
-            table += "<td>\(Self.percent(release.failureRate)) of \(release.triedDevices) that tried it "
-                + "(\(Self.percent(rate.lowerBound)) to \(Self.percent(rate.upperBound)))"
-                + Self.intervalBar("failure", rate: release.failureRate, rate, threshold: last?.maxFailureRate) + "</td>"
-            if release.servingSignals.isEmpty {
-                table += "<td>none reported</td>"
-            } else {
-                table += "<td>\(release.notFoundTotal) on \(release.notFoundDevices) of \(release.servingDevices) devices "
-                    + "(\(Self.percent(release.notFoundRate)), \(Self.percent(found.lowerBound)) to \(Self.percent(found.upperBound))); "
-                    + "\(release.originFallbackTotal) origin fallbacks"
-                    + Self.intervalBar("not-found", rate: release.notFoundRate, found, threshold: last?.maxNotFoundRate) + "</td>"
-            }
-            table += "</tr>"
-        }
-        return table + "</table>"
     }
 
     /// Each step the watch saw, with the evidence and thresholds of its last decision there.
@@ -128,7 +122,9 @@ public struct FleetReportPage: Sendable {
                 steps.append(record)
             }
         }
-        var table = "<h3>Rollout steps</h3><table class=\"steps\"><tr><th>Release</th><th>Step</th><th>Devices tried</th>"
+        var table = "<h4>Rollout steps</h4><p class=\"note\">Each step's devices as the watch counted them at its last "
+            + "decision there; the release table counts every report in the logs, later ones included.</p>"
+            + "<table class=\"steps\"><tr><th>Release</th><th>Step</th><th>Devices tried at the decision</th>"
             + "<th>Failed</th><th>Failure rate 95 % interval</th><th>Threshold</th><th>Last decision</th></tr>"
         for step in steps {
             let interval = step.failureRateLow...step.failureRateHigh
@@ -137,12 +133,12 @@ public struct FleetReportPage: Sendable {
                 + #"data-devices="\#(step.devices)" data-failed-devices="\#(step.failedDevices)" "#
                 + #"data-failure-rate-low="\#(step.failureRateLow)" data-failure-rate-high="\#(step.failureRateHigh)" "#
                 + #"data-threshold="\#(step.maxFailureRate)" data-decision="\#(step.decision.rawValue)">"#
-                + "<th>\(step.version.escapedForHTML)</th><td>\(Self.percent(step.percentBefore / 100))</td>"
+                + "<th>\(step.version.escapedForHTML)</th><td>\(FleetReleaseTable.percent(step.percentBefore / 100))</td>"
                 + "<td>\(step.devices) (\(step.minDevices) needed)</td><td>\(step.failedDevices)</td>"
-                + "<td>\(Self.percent(interval.lowerBound)) to \(Self.percent(interval.upperBound))"
-                + Self.intervalBar("step", rate: rate, interval, threshold: step.maxFailureRate) + "</td>"
-                + "<td>\(Self.percent(step.maxFailureRate))"
-                + (step.maxNotFoundRate.map { "; 404s \(Self.percent($0))" } ?? "") + "</td>"
+                + "<td>\(FleetReleaseTable.percent(interval.lowerBound)) to \(FleetReleaseTable.percent(interval.upperBound))"
+                + FleetReleaseTable.intervalBar("step", rate: rate, interval, threshold: step.maxFailureRate) + "</td>"
+                + "<td>\(FleetReleaseTable.percent(step.maxFailureRate))"
+                + (step.maxNotFoundRate.map { "; 404s \(FleetReleaseTable.percent($0))" } ?? "") + "</td>"
                 + "<td class=\"\(step.decision.rawValue)\">\(step.decision.rawValue)</td></tr>"
         }
         return table + "</table>"
@@ -156,33 +152,6 @@ public struct FleetReportPage: Sendable {
                     + "</td><td class=\"\(record.decision.rawValue)\">"
                     + "\(record.decision.rawValue)</td><td>\(record.line.escapedForHTML)</td></tr>"
             }.joined() + "</table></details>"
-    }
-
-    /// A bar from 0 showing a rate's 95 % interval, the rate, and the threshold when known.
-    private static func intervalBar(_ kind: String, rate: Double, _ interval: ClosedRange<Double>, threshold: Double?) -> String {
-        let scale = min(1, max(0.1, interval.upperBound * 1.2, (threshold ?? 0) * 2))
-        func x(_ share: Double) -> String { DecimalText.tenths(4 + min(share, scale) / scale * 192, droppingZeroTenth: true) }
-        var svg = #"<svg class="interval" viewBox="0 0 240 20" width="240" height="20" data-interval="\#(kind)" "#
-            + #"data-low="\#(interval.lowerBound)" data-high="\#(interval.upperBound)" data-rate="\#(rate)""#
-            + (threshold.map { #" data-threshold="\#($0)""# } ?? "") + ">"
-        svg += #"<line class="scale" x1="4" x2="196" y1="10" y2="10"/>"#
-        svg += #"<rect x="\#(x(interval.lowerBound))" y="5" height="10" "#
-            + #"width="\#(DecimalText.tenths(max(1, (min(interval.upperBound, scale) - interval.lowerBound) / scale * 192), droppingZeroTenth: true))"/>"#
-        svg += #"<circle cx="\#(x(rate))" cy="10" r="3"/>"#
-        if let threshold {
-            svg += #"<line class="threshold\#(interval.lowerBound > threshold ? " above" : "")" x1="\#(x(threshold))" "#
-                + #"x2="\#(x(threshold))" y1="1" y2="19"><title>threshold \#(percent(threshold))</title></line>"#
-        }
-        return svg + #"<text x="200" y="14">\#(percent(scale))</text></svg>"#
-    }
-
-    private static func breakdown(_ groups: [String: Set<String>]) -> String {
-        groups.isEmpty ? "" : " (" + groups.sorted { $0.key < $1.key }.map { "\($0.key.escapedForHTML) \($0.value.count)" }
-            .joined(separator: ", ") + ")"
-    }
-
-    private static func percent(_ share: Double) -> String {
-        DecimalText.tenths(share * 100, droppingZeroTenth: false) + " %"
     }
 
     /// "1 h", "15 min", "1 d".

@@ -1,13 +1,15 @@
 import CSystemShims
 import PkgCore
 
-/// What the outcome reports in an origin's access logs add up to, per package release: fed
-/// one log line at a time, so a log of any size is read in memory bounded by the number of
-/// releases and distinct devices, not by its length.
+/// What the outcome reports in an origin's access logs add up to, per channel and package
+/// release: fed one log line at a time, so a log of any size is read in memory bounded by the
+/// number of releases and distinct devices, not by its length.
 ///
 /// A line is a report when it holds `/report/v1?` (in the request target of nginx's combined
 /// format, and of any `log_format` that keeps `$request` or `$request_uri`); its query is read
-/// as an ``OutcomeReport``. A report line that does not read, or one longer than ``lineLimit``,
+/// as an ``OutcomeReport``, and the path before `/report/v1` names its channel
+/// (``FleetChannel``: `/prod/report/v1` is channel `prod`), because a device reports next to the
+/// manifest it polls. With ``channel`` set, reports to other channels are skipped. A report line that does not read, or one longer than ``lineLimit``,
 /// is counted as unreadable; other lines (the site's own traffic) are skipped. Logs that keep
 /// the query apart from the line (CloudFront, Cloudflare Logpush) are read by ``ReportLogReader``.
 ///
@@ -19,6 +21,8 @@ import PkgCore
 public struct FleetTally: Sendable {
     /// One release's reports.
     public struct Release: Sendable, Hashable {
+        /// The channel its reports came to.
+        public let channel: FleetChannel
         /// The package.
         public let package: String
         /// Its version.
@@ -34,36 +38,71 @@ public struct FleetTally: Sendable {
         /// Per device that reported serving it: the highest totals it reported (they only grow).
         public fileprivate(set) var servingSignals: [String: ServingSignals] = [:]
 
-        fileprivate mutating func record(_ report: OutcomeReport) {
+        fileprivate init(channel: FleetChannel, package: String, release: String) {
+            self.channel = channel
+            self.package = package
+            self.release = release
+        }
+
+        /// Bytes fetched for it, per report of a device's install or failure that says (`device \0 outcome`).
+        private var fetched: [String: UInt64] = [:]
+        /// Per device that installed it (first install, upgrade or downgrade): its last install.
+        private var installedAt: [String: ReportStamp] = [:]
+        /// Per device that rolled it back or failed to install it: its last such report.
+        private var failedAt: [String: ReportStamp] = [:]
+
+        fileprivate mutating func record(_ report: OutcomeReport, at time: ReportStamp) {
             devices.insert(report.device)
             outcomes[report.outcome, default: []].insert(report.device)
-            if report.outcome == .rolledBack { rollbackCauses[report.cause ?? "unknown", default: []].insert(report.device) }
-            if report.outcome == .failed { failureCodes[report.errorCode ?? "unknown", default: []].insert(report.device) }
-            if report.outcome == .serving {
+            if let bytes = report.bytes { fetched[report.device + "\u{0}" + report.outcome.rawValue] = bytes }
+            switch report.outcome {
+            case .installed, .upgraded, .downgraded:
+                installedAt[report.device] = max(installedAt[report.device] ?? time, time)
+            case .rolledBack:
+                rollbackCauses[report.cause ?? "unknown", default: []].insert(report.device)
+                failedAt[report.device] = max(failedAt[report.device] ?? time, time)
+            case .failed:
+                failureCodes[report.errorCode ?? "unknown", default: []].insert(report.device)
+                failedAt[report.device] = max(failedAt[report.device] ?? time, time)
+            case .serving:
                 var signals = servingSignals[report.device] ?? ServingSignals()
                 signals.notFound = max(signals.notFound, report.notFound ?? 0)
                 signals.originFallbacks = max(signals.originFallbacks, report.originFallbacks ?? 0)
                 servingSignals[report.device] = signals
+            case .held, .revoked, .staged, .pending, .incompatible:
+                break
             }
         }
 
         /// Devices whose reports say it was installed (first install, upgrade or downgrade).
-        public var installs: Int { installed.count }
+        public var installs: Int { installedAt.count }
 
-        private var installed: Set<String> {
-            Set([OutcomeReport.Outcome.installed, .upgraded, .downgraded].flatMap { outcomes[$0] ?? [] })
-        }
+        /// The bytes devices fetched for it, summed over the reports that say (a repeated report
+        /// counted once); nil when none does (reports from a pkgctl without the `b` field).
+        public var bytesFetched: UInt64? { fetched.isEmpty ? nil : fetched.values.reduce(0, &+) }
+
+        /// Reports of an install or a failure that said how many bytes were fetched.
+        public var reportsWithBytes: Int { fetched.count }
 
         /// Devices that tried it: installed it, rolled it back or failed to install it. Devices
         /// that only report it staged, held or revoked did not run it, and do not count.
         public var triedDevices: Int {
-            installed.union(outcomes[.rolledBack] ?? []).union(outcomes[.failed] ?? []).count
+            Set(installedAt.keys).union(failedAt.keys).count
         }
 
-        /// Devices that rolled it back or failed to install it, and did not install it on a
-        /// later run (a failed download retried with success is no failure of the release).
+        /// Devices whose last word on it is a rollback or a failed install: a failed download
+        /// retried with success is no failure of the release, a rollback after an install is.
         public var failedDevices: Int {
-            (outcomes[.rolledBack] ?? []).union(outcomes[.failed] ?? []).subtracting(installed).count
+            failedAt.count { device, failed in installedAt[device].map { $0 <= failed } ?? true }
+        }
+
+        /// Devices that rolled it back or failed to install it, then installed it on a later run:
+        /// not counted in ``failedDevices``.
+        public var failuresCancelled: Int { failedAt.count - failedDevices }
+
+        /// Devices that ran it: installed it, or reported serving it.
+        public var servingDevices: Int {
+            Set(installedAt.keys).union(outcomes[.serving] ?? []).count
         }
 
         /// The share of the devices that tried it that failed it, 0 to 1 (0 with none).
@@ -72,11 +111,6 @@ public struct FleetTally: Sendable {
         /// The 95 % Wilson score interval of ``failureRate``: honest with few devices and near 0 or 1.
         public var failureRateInterval: ClosedRange<Double> {
             Self.wilsonInterval(failureRate, of: triedDevices)
-        }
-
-        /// Devices that ran it: installed it, or reported serving it.
-        public var servingDevices: Int {
-            installed.union(outcomes[.serving] ?? []).count
         }
 
         /// Devices whose resolvers got at least one 404 (or 410) from the origin under its routes.
@@ -118,25 +152,37 @@ public struct FleetTally: Sendable {
     private var byRelease: [String: Release] = [:]
     /// Report lines that did not read.
     public private(set) var unreadable = 0
-    /// Reports read.
+    /// Reports read (of ``channel`` when set).
     public private(set) var reports = 0
-    /// When set, the reports' times (read from their lines) go to it too: which release each
-    /// device ran over time. Nil (the default) spares reading the times.
+    /// Only reports to this channel count; nil: every channel, each apart.
+    public var channel: FleetChannel?
+    /// Reports skipped because they came to another channel than ``channel``.
+    public private(set) var otherChannels: Set<FleetChannel> = []
+    /// When set, the reports go to it too, with their times: which release each device ran over time.
     public var timeline: FleetTimeline?
 
     /// An empty tally.
     public init() {}
 
-    /// The releases reported about, by package then version.
+    /// The releases reported about, by channel, package, then version.
     public var releases: [Release] {
         byRelease.values.sorted {
-            ($0.package, PackageVersion($0.release)) < ($1.package, PackageVersion($1.release))
+            ($0.channel, $0.package, PackageVersion($0.release)) < ($1.channel, $1.package, PackageVersion($1.release))
         }
     }
 
-    /// The release `release` of `package`, if any report named it.
-    public func release(_ package: String, _ release: String) -> Release? {
-        byRelease[package + "\u{0}" + release]
+    /// The channels reports came to, in order.
+    public var channels: [FleetChannel] { Set(byRelease.values.map(\.channel)).sorted() }
+
+    /// The release `release` of `package` in `channel` (nil: ``channel``, or the only channel
+    /// reports came to), if any report named it.
+    public func release(_ package: String, _ release: String, channel: FleetChannel? = nil) -> Release? {
+        guard let channel = channel ?? self.channel ?? (channels.count == 1 ? channels[0] : nil) else { return nil }
+        return byRelease[Self.key(channel, package, release)]
+    }
+
+    private static func key(_ channel: FleetChannel, _ package: String, _ release: String) -> String {
+        channel.name + "\u{0}" + package + "\u{0}" + release
     }
 
     /// Reads one log line (without its newline). A line is found to be a report by one
@@ -149,18 +195,29 @@ public struct FleetTally: Sendable {
             unreadable += 1
             return
         }
-        let start = base.distance(to: found.assumingMemoryBound(to: UInt8.self)) + Self.marker.utf8CodeUnitCount
+        let marker = base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        let start = marker + Self.marker.utf8CodeUnitCount
         var end = start
-        while end < line.count, line[end] != UInt8(ascii: " "), line[end] != UInt8(ascii: "\""), line[end] != UInt8(ascii: "\t") {
-            end += 1
-        }
-        add(query: UnsafeBufferPointer(rebasing: line[start..<end]), time: timeline == nil ? nil : LogTimestamp.common(line))
+        while end < line.count, !Self.isTargetEnd(line[end]) { end += 1 }
+        var pathStart = marker
+        while pathStart > 0, !Self.isTargetEnd(line[pathStart - 1]) { pathStart -= 1 }
+        let channel = FleetChannel(path: UnsafeBufferPointer(rebasing: line[pathStart..<marker]))
+        add(query: UnsafeBufferPointer(rebasing: line[start..<end]), channel: channel, time: LogTimestamp.common(line))
+    }
+
+    private static func isTargetEnd(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\t")
     }
 
     /// Reads the query of one report request (what follows `/report/v1?`, as the device sent
-    /// it), for logs that keep the query apart from the line (``ReportLogReader``); `time` is
-    /// when it was made, in seconds since 1970, for ``timeline``.
-    package mutating func add(query: UnsafeBufferPointer<UInt8>, time: Double? = nil) {
+    /// it) to `channel`, for logs that keep the query apart from the line (``ReportLogReader``);
+    /// `time` is when it was made, in seconds since 1970: what orders a device's failure and its
+    /// install, and places the report in ``timeline`` (nil: the log's order, and no timeline).
+    package mutating func add(query: UnsafeBufferPointer<UInt8>, channel: FleetChannel, time: Double? = nil) {
+        if let wanted = self.channel, wanted != channel {
+            otherChannels.insert(channel)
+            return
+        }
         guard let report = OutcomeReport(query: Substring(String(decoding: query, as: UTF8.self))) else {
             unreadable += 1
             return
@@ -168,9 +225,10 @@ public struct FleetTally: Sendable {
         reports += 1
         // Changed in place: a copy of the release out of the dictionary and back would copy
         // its device sets on every report (seen: 136 µs a report at 16,000 devices).
-        byRelease[report.package + "\u{0}" + report.release, default: Release(package: report.package, release: report.release)]
-            .record(report)
-        if let time { timeline?.record(report, at: time) }
+        byRelease[Self.key(channel, report.package, report.release),
+                  default: Release(channel: channel, package: report.package, release: report.release)]
+            .record(report, at: ReportStamp(time: time, sequence: reports))
+        if let time { timeline?.record(report, channel: channel, at: time) }
     }
 
     /// Counts a report request whose query cannot be had (its line is longer than ``lineLimit``).

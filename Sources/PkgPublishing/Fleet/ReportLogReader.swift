@@ -55,13 +55,17 @@ public struct ReportLogReader: Sendable {
             return
         }
         // A report request: the path (up to the first `?`) ends with /report/v1.
+        let reportPath = "/report/v1".utf8
         guard let mark = scratch.firstIndex(of: UInt8(ascii: "?")),
-              scratch[..<mark].reversed().starts(with: "/report/v1".utf8.reversed()) else { return }
+              scratch[..<mark].reversed().starts(with: reportPath.reversed()) else { return }
         if found == .cut {
             tally.addUnreadable()
         } else {
-            let time = tally.timeline == nil ? nil : LogTimestamp.logpush(line)
-            scratch.withUnsafeBufferPointer { tally.add(query: UnsafeBufferPointer(rebasing: $0[(mark + 1)...]), time: time) }
+            let time = LogTimestamp.logpush(line)
+            scratch.withUnsafeBufferPointer {
+                let channel = FleetChannel(path: UnsafeBufferPointer(rebasing: $0[..<(mark - reportPath.count)]))
+                tally.add(query: UnsafeBufferPointer(rebasing: $0[(mark + 1)...]), channel: channel, time: time)
+            }
         }
     }
 }

@@ -103,14 +103,22 @@ public struct RolloutWatch: Sendable {
                         state: try RolloutStepState.read(statePath, version: entry.version, percent: percent, now: now))
 
         if entry.revoked.contains(entry.version) { return step.verdict(.idle, "idle: revoked already") }
+        if tally.channel == nil, tally.channels.count > 1 {
+            return step.verdict(.undecided, "undecided: the logs hold reports to the channels "
+                                + tally.channels.map(\.description).joined(separator: ", ")
+                                + "; pass --channel to watch the one OUT_DIR is published to")
+        }
         if let breach = evidence.breach(minDevices: minDevices) { return try halt(step, breach, signer: signer) }
         if percent >= 100 { return step.verdict(.done, "done: \(evidence.summary)") }
         guard let next = steps.first(where: { $0 > percent }) else {
             return step.verdict(.hold, "hold: no step above \(Rollout.format(percent))")
         }
         guard tally.reports > 0 else {
-            return step.verdict(.undecided, "undecided: the logs hold no outcome report; check that --log is the origin's "
-                                + "access log and that devices report (update without --no-report)")
+            let skipped = tally.otherChannels.isEmpty ? ""
+                : " to channel \(tally.channel?.description ?? "/") (skipped the reports to "
+                    + tally.otherChannels.sorted().map(\.description).joined(separator: ", ") + ")"
+            return step.verdict(.undecided, "undecided: the logs hold no outcome report\(skipped); check that --log is the "
+                                + "origin's access log and that devices report (update without --no-report)")
         }
         // Too few devices, or a rate above the threshold from too few to halt on: a hold for
         // want of evidence, counted; past maxHolds of them the watch decides on what it has.

@@ -97,7 +97,7 @@ extension PublishingFolder {
     }
 
     /// Every manifest archived in `manifests/` that reads, with its path.
-    private func archivedManifests() -> [(path: String, manifest: Manifest)] {
+    func archivedManifests() -> [(path: String, manifest: Manifest)] {
         let folder = path("manifests")
         let archives = (try? FileSystem.contents(of: folder)) ?? []
         return archives.compactMap { file in

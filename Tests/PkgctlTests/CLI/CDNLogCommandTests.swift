@@ -158,7 +158,7 @@ import Testing
         }
         let result = try report([gzip(write(text, "large.log"))])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.hasPrefix("demo 1.0.0: 20000 devices, 19800 installed, 0 rolled back, 200 failed (checksumMismatch 200)"))
+        #expect(result.stdout.hasPrefix("channel /app:\ndemo 1.0.0: 20000 devices, 19800 installed, 0 rolled back, 200 failed (checksumMismatch 200)"))
         #expect(result.stdout.hasSuffix("\n20000 reports, 0 unreadable report lines\n"), "\(result.stdout)")
     }
 

@@ -142,6 +142,9 @@ struct FleetReportBrowserTests {
             #expect(counts.allSatisfy { $0 <= 1000 })
         }
         #expect(series.first?["data-devices"]?.split(separator: ",")[11] == "1000", "all on 1.0.0 in the first hour")
+        let first = (series.first?["data-devices"] ?? "").split(separator: ",").compactMap { Int($0) }
+        #expect((first.last ?? 1000) < 1000 && first.suffix(60).contains { $0 < first.max() ?? 0 },
+                "devices leave 1.0.0 as they upgrade: its curve falls")
         #expect(series[2]["class"]?.contains("halted") == true)
         // Every decision the watch took, marked in order (a repeated one that changed nothing once).
         let marks = Self.elements("g", with: "data-decision", in: dom)

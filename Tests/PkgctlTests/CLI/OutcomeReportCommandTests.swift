@@ -31,7 +31,13 @@ import Testing
         #expect(failing.status == 1)
         #expect(try update(store, ["--health-check", "exit 3"]).status == 0, "held: reported once")
 
-        let sent = reports()
+        // Each install and failure says what its run fetched (UpdateTransferTests checks how much).
+        let sent = reports().map { report in
+            var report = report
+            #expect((report.bytes ?? 0 > 0) == (report.outcome != .held), "\(report)")
+            report.bytes = nil
+            return report
+        }
         let deviceOne = DevicePseudonym.make(deviceID: "device-1", package: "demo", release: "1.0.0")
         let deviceTwo = DevicePseudonym.make(deviceID: "device-1", package: "demo", release: "1.1.0")
         #expect(sent == [
@@ -159,8 +165,10 @@ import Testing
         }
         let log = try site.temp.write(Array(text.utf8), to: "large.log")
         let result = try PkgctlProcess.run(["fleet", "report", log])
-        #expect(result.stdout == "demo 1.0.0: 20000 devices, 19800 installed, 0 rolled back, 200 failed (checksumMismatch 200); "
-                + "failure rate 1.0 % of 20000 that tried it (95 % interval 0.9 % to 1.1 %)\n20000 reports, 0 unreadable report lines\n", "\(result.stderr)")
+        #expect(result.stdout == "channel /app:\ndemo 1.0.0: 20000 devices, 19800 installed, 0 rolled back, 200 failed (checksumMismatch 200); "
+                + "failure rate 1.0 % of 20000 that tried it (95 % interval 0.9 % to 1.1 %); 19800 on it now\n"
+                + "demo: 19800 devices on its releases now, each where its last report put it; 0 on older releases sent no "
+                + "report about 1.0.0, the newest\n20000 reports, 0 unreadable report lines\n", "\(result.stdout)\(result.stderr)")
     }
 
     @Test func fleetReportSumsUpTheOriginsLog() throws {

@@ -16,10 +16,11 @@ import Testing
         return tally
     }
 
-    private static func query(_ release: String, _ outcome: OutcomeReport.Outcome, device: String,
+    /// A report as a device sends it: its pseudonym differs from one release to the next.
+    private static func query(_ release: String, _ outcome: OutcomeReport.Outcome, device: String, from: String? = nil,
                               cause: String? = nil) -> String {
-        OutcomeReport(package: "demo", release: release, from: nil, outcome: outcome, cause: cause, device: device,
-                      client: "0.1.0").query
+        OutcomeReport(package: "demo", release: release, from: from, outcome: outcome, cause: cause,
+                      device: DevicePseudonym.make(deviceID: device, package: "demo", release: release), client: "0.1.0").query
     }
 
     /// 2026-11-25 17:00:00 UTC.
@@ -56,9 +57,11 @@ import Testing
         }
         let tally = Self.tally([
             line(0, Self.query("1.0.0", .installed, device: "a")), line(0, Self.query("1.0.0", .installed, device: "b")),
-            line(1, Self.query("1.1.0", .upgraded, device: "a")),
-            line(2, Self.query("1.1.0", .upgraded, device: "b")),
-            line(3, Self.query("1.1.0", .rolledBack, device: "b", cause: "exit")),
+            line(1, Self.query("1.1.0", .upgraded, device: "a", from: "1.0.0")),
+            line(2, Self.query("1.1.0", .upgraded, device: "b", from: "1.0.0")),
+            line(3, Self.query("1.1.0", .rolledBack, device: "b", from: "1.0.0", cause: "stopped")),
+            // A rollback in the run that tried it: the device never left 1.0.0.
+            line(3, Self.query("1.1.0", .rolledBack, device: "c", from: "1.0.0", cause: "exit")),
             line(4, Self.query("1.1.0", .serving, device: "a")),
         ])
         let adoption = try #require(tally.timeline).adoption()
@@ -73,6 +76,49 @@ import Testing
         })
         let curve = try #require(long.timeline).adoption()
         #expect(curve.buckets <= 200 && curve.width == 21_600, "\(curve.width) \(curve.buckets)")
+    }
+
+    @Test func devicesOnAReleaseBeforeTheLogsBeginAreCountedWhenTheyLeave() throws {
+        func line(_ hour: Int, _ query: String) -> String {
+            #"x - - [25/Nov/2026:\#(String(format: "%02d", 17 + hour)):00:00 +0000] "GET /report/v1?\#(query) HTTP/1.1" 204"#
+        }
+        // Two devices were on 1.0.0 before the log and leave it (one reports twice); a third
+        // arrives in between. The log cannot tell the third from the second, so 1.0.0 starts
+        // with the fewest devices the moves allow: 1.
+        let tally = Self.tally([
+            line(0, Self.query("1.1.0", .upgraded, device: "a", from: "1.0.0")),
+            line(1, Self.query("1.0.0", .installed, device: "n")),
+            line(2, Self.query("1.1.0", .upgraded, device: "b", from: "1.0.0")),
+            line(3, Self.query("1.1.0", .upgraded, device: "b", from: "1.0.0")),
+        ])
+        let adoption = try #require(tally.timeline).adoption()
+        let old = try #require(adoption.series(FleetChannel("/"), "demo", "1.0.0"))
+        let new = try #require(adoption.series(FleetChannel("/"), "demo", "1.1.0"))
+        // 1.0.0 starts at the 1 device the log shows leaving before any arrived, never below 0.
+        let hours = [0, 1, 2, 3].map { min(old.devices.count - 1, Int(Double($0) * 3600 / adoption.width)) }
+        #expect(hours.map { old.devices[$0] } == [0, 1, 0, 0] && old.devices.allSatisfy { $0 >= 0 }, "\(old.devices)")
+        #expect(new.now == 2 && old.now == 0)
+    }
+
+    @Test func eachChannelIsCountedApart() throws {
+        let upgrade = Self.query("1.1.0", .upgraded, device: "a", from: "1.0.0")
+        let tally = Self.tally([
+            #"x - - [25/Nov/2026:17:00:00 +0000] "GET /prod/report/v1?\#(upgrade) HTTP/1.1" 204"#,
+            #"x - - [25/Nov/2026:17:00:00 +0000] "GET https://cdn.example/apps/staging/report/v1?\#(upgrade) HTTP/1.1" 204"#,
+            "#Fields: date time cs-uri-stem cs-uri-query",
+            "2026-11-25\t17:00:00\t/staging/report/v1\t" + Self.query("1.1.0", .failed, device: "b", from: "1.0.0"),
+            #"{"EdgeStartTimestamp":1795626000,"ClientRequestURI":"/report/v1?\#(upgrade)"}"#,
+        ])
+        #expect(tally.channels.map(\.description) == ["/", "/apps/staging", "/prod", "/staging"])
+        #expect(tally.release("demo", "1.1.0") == nil, "several channels: none is the one")
+        #expect(tally.release("demo", "1.1.0", channel: FleetChannel("staging"))?.outcomes[.failed]?.count == 1)
+        var prod = FleetTally()
+        prod.channel = FleetChannel("prod")
+        for line in [#"x "GET /prod/report/v1?\#(upgrade) HTTP/1.1""#, #"x "GET /staging/report/v1?\#(upgrade) HTTP/1.1""#] {
+            prod.add(line: Array(line.utf8))
+        }
+        #expect(prod.reports == 1 && prod.otherChannels == [FleetChannel("staging")])
+        #expect(prod.release("demo", "1.1.0")?.installs == 1)
     }
 
     @Test func hostileNamesAreTextOnly() throws {

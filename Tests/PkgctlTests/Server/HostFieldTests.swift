@@ -73,4 +73,16 @@ import Testing
         #expect(Self.status(of: answer) == 400, "\(String(decoding: answer, as: UTF8.self))")
         #expect(Date().timeIntervalSince(started) < 2, "answered without waiting for the 5 bytes of body")
     }
+
+    /// What `serve` takes for its own address, which it never fetches from: a loopback name or the
+    /// bound address, at the port the request came in on (443 when the Host names none).
+    @Test func ownAddressIsALoopbackOrTheBoundHostAtTheListeningPort() {
+        for host in ["127.0.0.1:8080", "localhost:8080", "[::1]:8080", "LOCALHOST:8080", "app.localhost:8080", "10.1.2.3:8080"] {
+            #expect(HostField.isOwnAddress(host, bindHost: "10.1.2.3", port: 8080), "\(host)")
+        }
+        #expect(HostField.isOwnAddress("127.0.0.1", bindHost: "127.0.0.1", port: 443))
+        for host in ["127.0.0.1:8443", "www.example.com:8080", "127.example.com:8080", "127.0.0.1", "10.1.2.4:8080"] {
+            #expect(!HostField.isOwnAddress(host, bindHost: "10.1.2.3", port: 8080), "\(host)")
+        }
+    }
 }

@@ -38,7 +38,38 @@ import Testing
         #expect(try serveErrors(["--offline"]) == "pkgctl: the store \(root) has no installed package; "
                 + "every request will be answered 404 (run pkgctl update first)\n")
         #expect(try serveErrors([]) == "pkgctl: the store \(root) has no installed package; "
-                + "every request goes to the origin (run pkgctl update first)\n")
+                + "every request for this server's own address is answered 503, others go to their origin "
+                + "(run pkgctl update first)\n")
+    }
+
+    /// Starts `pkgctl serve` (not quiet about its start notice), returns its base URL and the notice.
+    private func serving(_ arguments: [String], _ work: (String) throws -> Void) throws -> String {
+        let (server, out, err) = try PkgctlProcess.start(["serve", "--root", root, "--port", "0", "--quiet"] + arguments)
+        let errors = PipeReader(err)
+        defer { ProcessLaunch.stop(server) }
+        let banner = try PkgctlProcess.firstLine(of: out, timeout: 20)
+        let base = try #require(banner.firstMatch(of: #/http://\S+/#).map { String($0.0) }, "\(banner)")
+        try work(base.hasSuffix("/") ? String(base.dropLast()) : base)
+        ProcessLaunch.stop(server)
+        return errors.text()
+    }
+
+    @Test func anEmptyStoreAnswers503AtOnceSayingWhatTheLogSays() throws {
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+        var answer: HTTPExchange.Response?
+        var took = 0.0
+        let notice = try serving([]) { base in
+            let started = Date()
+            answer = try HTTPExchange.curl(base + "/app/")
+            took = Date().timeIntervalSince(started)
+        }
+        let response = try #require(answer)
+        // Before: a fetch from https:// of its own address, 502 after 10 s (SSL: wrong version number).
+        #expect(response.status == 503 && took < 5, "\(response.status) after \(took) s")
+        let body = String(decoding: response.body, as: UTF8.self)
+        #expect(body.contains("the store \(root) has no installed package") && notice.contains("the store \(root) has no installed package"),
+                "\(body)")
+        #expect(body.contains("run pkgctl update first"))
     }
 
     @Test func aDefaultHostNoRouteMatchesIsNamedWithTheRoutesAtStart() throws {

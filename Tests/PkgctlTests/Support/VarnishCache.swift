@@ -38,6 +38,9 @@ final class VarnishCache {
 
     private let directory: TemporaryDirectory
     private let process: Process
+    /// varnishd's working directory (its `-n`): `varnishadm -n DIR` finds this instance's
+    /// management port and secret there.
+    var workDirectory: String { directory.path("work") }
 
     /// Starts varnishd in front of `127.0.0.1:originPort`; returns once it accepts connections.
     init(originPort: UInt16) throws {
