@@ -138,6 +138,20 @@ let package = Package(
     ]
 )
 
+// The Swift hybrid-app example (Examples/HybridApp, a WebKitGTK window), declared here too only
+// for scripts/test, which sets PKGCTL_EXAMPLES=1: it then builds against the PkgCore the suite
+// was just built with, instead of building PkgCore and its dependencies again in the example's
+// own package. A normal build never sees it (and never needs WebKitGTK); users build the example
+// from Examples/HybridApp/Package.swift.
+if Context.environment["PKGCTL_EXAMPLES"] == "1" {
+    package.targets.append(.systemLibrary(name: "CWebKitGTK", path: "Examples/HybridApp/Sources/CWebKitGTK",
+                                          pkgConfig: "webkit2gtk-4.1"))
+    package.targets.append(.executableTarget(
+        name: "hybrid-app",
+        dependencies: ["CWebKitGTK", "PkgCore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+        path: "Examples/HybridApp/Sources/HybridApp"))
+}
+
 // libFuzzer targets over the parsers of outside input (Fuzz/Targets/*; FUZZING.md).
 // Declared only for scripts/fuzz, which sets PKGCTL_FUZZ=1 and builds them with
 // -sanitize=fuzzer in .build-fuzz: a normal build never sees them.

@@ -10,12 +10,14 @@ import PkgPublishing
 ///
 /// The same lines through `ReportLogReader` (CloudFront `#Fields:` blocks, Logpush JSON lines):
 /// each line counted at most once, a line not starting with `{` only when it holds `/report/v1`,
-/// and the same bounds on the tally. An input starting with gzip's magic number goes through
+/// and the same bounds on the tally. Every channel's name is its path without slashes at its ends,
+/// and every curve of devices over time stays at or above 0. An input starting with gzip's magic number goes through
 /// `GzipReader` whole and in pieces of 1 to 8 bytes: the same bytes out, and the same verdict.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzFleetLog(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = FuzzInput(data, size)
     var tally = FleetTally()
+    tally.timeline = FleetTimeline()
     var reportLines = 0
     for line in input.bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
         let before = (tally.reports, tally.unreadable)
@@ -107,6 +109,19 @@ private func checkBounds(_ tally: FleetTally) {
                   && notFound.contains(release.notFoundRate), "404 rate \(release.notFoundRate), interval \(notFound)")
         fuzzCheck(release.notFoundDevices <= release.devices.count && release.servingDevices <= release.devices.count,
                   "more devices meeting 404s or serving than reported")
+        fuzzCheck(release.failedDevices + release.failuresCancelled <= release.triedDevices, "more failures than devices that tried")
+        let name = release.channel.name
+        fuzzCheck(!name.hasPrefix("/") && !name.hasSuffix("/"), "channel \(name.debugDescription) keeps a slash at an end")
+    }
+    // Devices where they are: never fewer than none, on any release at any time.
+    let adoption = (tally.timeline ?? FleetTimeline()).adoption()
+    for series in adoption.series {
+        fuzzCheck(series.devices.count == adoption.buckets && series.devices.allSatisfy { $0 >= 0 },
+                  "a curve below 0 or of the wrong length: \(series.devices.prefix(20))")
+    }
+    for package in FleetSummary(tally).packages {
+        fuzzCheck((package.silentSinceNewest ?? 0) >= 0 && (package.silentSinceNewest ?? 0) <= (package.devicesNow ?? 0),
+                  "silent devices \(String(describing: package.silentSinceNewest)) of \(String(describing: package.devicesNow))")
     }
 }
 
