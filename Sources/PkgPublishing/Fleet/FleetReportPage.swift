@@ -59,6 +59,10 @@ public struct FleetReportPage: Sendable {
 
             """
         if !published.isEmpty { page += FleetReleaseTable.publishedList(published) }
+        if tally.channels.isEmpty {
+            page += "<p class=\"note\">No outcome report in the logs\(Self.skipped(summary.otherChannels)): check that they "
+                + "are the origin's access logs and that devices report.</p>\n"
+        }
         for channel in tally.channels {
             page += #"<section data-channel="\#(channel.name.escapedForHTML)"><h2>Channel \#(channel.description.escapedForHTML)</h2>"#
             for package in summary.packages where package.channel == channel.name {
