@@ -33,6 +33,7 @@ public struct PkgError: Error, Sendable, Hashable, CustomStringConvertible {
             case deadlineExceeded
             case noManifest
             case downgrade
+            case untrustedSigningKey
         }
         let value: Value
 
@@ -82,6 +83,9 @@ public struct PkgError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let noManifest = Code(value: .noManifest)
         /// A release would sort below the one the manifest names for its slot now.
         public static let downgrade = Code(value: .downgrade)
+        /// A publishing command was given signing keys that include none of those that signed the
+        /// document it replaces: devices that trust only those would refuse it.
+        public static let untrustedSigningKey = Code(value: .untrustedSigningKey)
 
         /// The code's name, e.g. `unsafeEntry`.
         public var description: String { value.rawValue }

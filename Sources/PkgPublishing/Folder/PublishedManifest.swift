@@ -9,12 +9,15 @@ struct PublishedManifest {
     let manifest: Manifest
     /// Whether it was inside a signed envelope.
     let isSigned: Bool
+    /// The ids of the keys its signatures name (empty when unsigned).
+    let signerIDs: [String]
 
     /// The manifest in `path`; nil when there is no file.
     static func read(_ path: String) throws -> PublishedManifest? {
         guard let bytes = try FileSystem.read(path) else { return nil }
         let opened = try TrustPolicy().open(bytes, source: path, now: .distantPast)
-        return PublishedManifest(manifest: opened.manifest, isSigned: opened.isSigned)
+        let signers = opened.isSigned ? try SignedEnvelope.parse(bytes, source: path).keyIDs : []
+        return PublishedManifest(manifest: opened.manifest, isSigned: opened.isSigned, signerIDs: signers)
     }
 
     /// Makes the manifest `bytes` current in `folder`: archives them as `manifests/<sha256>.json`

@@ -112,7 +112,8 @@ public struct PublishingFolder: Sendable {
     /// The one transaction that changes the manifest, run with the exclusive lock held: reads
     /// it (with `creating`, a folder without one starts from an empty manifest; otherwise it is
     /// refused), lets `edit` change it, validates every release, orders them, signs with `signer`
-    /// (a signed manifest needs one, so it stays signed; `now` starts its validity), archives the
+    /// (a signed manifest needs one, so it stays signed, and one that shares a key with those
+    /// that signed it: ``SignerContinuity``; `now` starts its validity), archives the
     /// bytes as `manifests/<sha256>.json` and renames them over `manifest.json`. A throw before the
     /// rename leaves the manifest as it was.
     func changeManifest<Result>(signer: ManifestSigner?, creating: Bool = false, now: Date = Date(),
@@ -122,6 +123,9 @@ public struct PublishingFolder: Sendable {
         if existing?.isSigned == true, signer == nil {
             throw PkgError(.invalidArgument, "manifest \(manifestPath) is signed; changing it needs a signing key to keep it signed",
                            remedy: .signingKey)
+        }
+        if let existing, let signer {
+            try SignerContinuity.check(signer.keys, signedNow: existing.signerIDs, document: "manifest \(manifestPath)")
         }
         var manifest = existing?.manifest ?? Manifest()
         let result = try edit(&manifest)

@@ -34,6 +34,10 @@ public struct TimestampSigner: Sendable {
                 throw PkgError(.invalidArgument, "manifest \(folder.manifestPath) is not signed; a timestamp vouches only "
                                + "for a signed manifest (pkgctl sign)")
             }
+            if let current = try FileSystem.read(folder.timestampPath) {
+                let signedNow = (try? SignedEnvelope.parse(current, source: folder.timestampPath, what: "timestamp").keyIDs) ?? []
+                try SignerContinuity.check(keys, signedNow: signedNow, document: "timestamp \(folder.timestampPath)")
+            }
             let timestamp = Timestamp(
                 manifestSHA256: opened.payloadSHA256, manifestSequence: sequence,
                 expires: Date(timeIntervalSince1970: (now.timeIntervalSince1970 + validity).rounded(.down)))

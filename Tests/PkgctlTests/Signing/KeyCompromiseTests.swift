@@ -200,14 +200,21 @@ import Testing
         try online.write(in: PublishingFolder(originRoot), now: Date().addingTimeInterval(2 * day))
         #expect(try run(at: 2 * day).succeeded)
 
-        // Stolen, the online key signs no content: a manifest signed by it alone is refused,
-        try SigningFixtures.publishDemo("1.1.0", into: originRoot, signer: try fixtures.signer("online"))
+        // Stolen, the online key signs no content: a manifest signed by it alone is refused. (The
+        // thief writes it over manifest.json: pkgctl itself refuses to sign with a key that did
+        // not sign the manifest it replaces, PublisherKeyContinuityTests.)
+        let genuine = try #require(try FileSystem.read(manifestPath))
+        let forged = try fixtures.signer("online").sign(try PublishingFolder(originRoot).readManifest().manifest)
+        try FileSystem.writeAtomically(forged, to: manifestPath)
         try online.write(in: PublishingFolder(originRoot))
         expectRefused("is not signed by a trusted key")
+        try FileSystem.writeAtomically(genuine, to: manifestPath)
         // and a timestamp cannot make another manifest current than the one it names.
         try SigningFixtures.publishDemo("1.1.0", into: originRoot, signer: try fixtures.signer("content", validity: 365 * day))
         expectRefused("is not the one timestamp.json names")
-        // The content key cannot stand in for the timestamp key, nor a manifest for a timestamp.
+        // The content key cannot stand in for the timestamp key, nor a manifest for a timestamp
+        // (each written by a thief over the timestamp there).
+        try FileManager.default.removeItem(atPath: originRoot + "/timestamp.json")
         try TimestampSigner(keys: [try fixtures.signingKey("content")]).write(in: PublishingFolder(originRoot))
         expectRefused("is not signed by a timestamp key")
         try FileManager.default.removeItem(atPath: originRoot + "/timestamp.json")
@@ -215,6 +222,7 @@ import Testing
         expectRefused("payload type 'application/vnd.pkgctl.manifest+json' is not application/vnd.pkgctl.timestamp+json")
         // What the stolen online key can do: keep a device on the current manifest, but only
         // until that manifest's own (offline-signed) expiry.
+        try FileManager.default.removeItem(atPath: originRoot + "/timestamp.json")
         try TimestampSigner(keys: [try fixtures.signingKey("online")], validity: 1000 * day).write(in: PublishingFolder(originRoot))
         #expect(try run(at: 300 * day).succeeded)
         #expect(store.activeVersion(of: "demo") == "1.1.0")
