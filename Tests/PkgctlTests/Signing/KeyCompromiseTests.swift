@@ -65,9 +65,11 @@ import Testing
         try FileSystem.writeAtomically(try fixtures.signer("old").sign(genuine), to: manifestPath)
         expectRefused(trusting: ["old"], "sequence 2 is below \(Manifest.maxSequence)", active: "1.1.0")
 
-        // Recovery, as the README says: a new key; devices trust it alone.
+        // Recovery, as docs/SIGNING.md says: the publisher's own manifest signed by the stolen key
+        // and a new one (pkgctl refuses a key the manifest it replaces was not signed by); devices
+        // trust the new key alone.
         try fixtures.makeKey("new")
-        try FileSystem.writeAtomically(try fixtures.signer("new").sign(genuine), to: manifestPath)
+        try FileSystem.writeAtomically(try fixtures.signer("old", "new").sign(genuine), to: manifestPath)
         expectRefused(trusting: ["old", "new"], "is below \(Manifest.maxSequence)", active: "1.1.0")
         let recovered = try run(trusting: ["new"])
         #expect(recovered.succeeded)
