@@ -43,7 +43,7 @@ public struct FleetReportPage: Sendable {
     /// The page.
     public var html: String {
         let adoption = (tally.timeline ?? FleetTimeline()).adoption(maxBuckets: maxBuckets)
-        let summary = FleetSummary(tally, published: published)
+        let summary = FleetSummary(tally, adoption: adoption, published: published)
         var page = """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8">

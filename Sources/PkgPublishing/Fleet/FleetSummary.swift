@@ -68,11 +68,11 @@ public struct FleetSummary: Sendable, Encodable {
     /// The channels whose reports were skipped, as another channel was asked for.
     public var otherChannels: [String]
 
-    /// The summary of `tally`, with devices over time from its ``FleetTally/timeline`` and the
-    /// publishing folder's `published` releases (which belong to the tally's only channel, or
-    /// its ``FleetTally/channel``).
-    public init(_ tally: FleetTally, published: [PublishedRelease] = []) {
-        let adoption = tally.timeline?.adoption()
+    /// The summary of `tally`, with devices over time from its ``FleetTally/timeline`` (or
+    /// `adoption`, when the caller has it already) and the publishing folder's `published`
+    /// releases (which belong to the tally's only channel, or its ``FleetTally/channel``).
+    public init(_ tally: FleetTally, adoption: FleetAdoption? = nil, published: [PublishedRelease] = []) {
+        let adoption = adoption ?? tally.timeline?.adoption()
         let hasTimes = (adoption?.buckets ?? 0) > 0
         releases = tally.releases.map { release in
             let interval = release.failureRateInterval, found = release.notFoundRateInterval
@@ -87,7 +87,8 @@ public struct FleetSummary: Sendable, Encodable {
                 servingDevices: release.servingDevices, signalDevices: release.servingSignals.count,
                 notFound: release.notFoundTotal,
                 notFoundDevices: release.notFoundDevices, notFoundRate: release.notFoundRate,
-                notFoundRateLow: found.lowerBound, notFoundRateHigh: found.upperBound, originFallbacks: release.originFallbackTotal, bytesFetched: release.bytesFetched,
+                notFoundRateLow: found.lowerBound, notFoundRateHigh: found.upperBound,
+                originFallbacks: release.originFallbackTotal, bytesFetched: release.bytesFetched,
                 reportsWithBytes: release.reportsWithBytes)
         }
         let ownChannel = tally.channel ?? (tally.channels.count == 1 ? tally.channels[0] : nil)
