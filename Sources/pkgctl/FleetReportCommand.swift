@@ -73,18 +73,20 @@ struct FleetReportCommand: ParsableCommand {
             try reportingErrors(json: json) { try LogLines.readReports(log, into: &tally) }
         }
         let published = try reportingErrors(json: json) { try outDir.map { try PublishingFolder($0).publishedReleases() } ?? [] }
+        var summary: FleetSummary?
         if let html {
             try reportingErrors(json: json) {
                 let decisions = try outDir.map { try RolloutDecisionRecord.history(in: $0) } ?? [:]
                 let page = FleetReportPage(tally: tally, published: published, decisions: decisions)
                 try FileSystem.writeAtomically(Array(page.html.utf8), to: html)
+                summary = page.summary  // the same numbers on stdout, counted once
             }
         }
-        let summary = FleetSummary(tally, published: published)
+        let numbers = summary ?? FleetSummary(tally, published: published)
         if json {
-            try Output.printJSON(summary)
+            try Output.printJSON(numbers)
         } else {
-            FleetReportText(summary: summary, outDir: outDir).lines.forEach { print($0) }
+            FleetReportText(summary: numbers, outDir: outDir).lines.forEach { print($0) }
         }
     }
 }

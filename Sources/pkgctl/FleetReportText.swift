@@ -34,18 +34,16 @@ struct FleetReportText {
         var line = "\(release.package) \(release.release): \(release.devices) devices, \(release.installs) installed"
         line += ", \(release.outcomes["rolledBack"] ?? 0) rolled back" + breakdown(release.rollbacks)
         line += ", \(release.outcomes["failed"] ?? 0) failed" + breakdown(release.failures)
-        for outcome in ["held", "revoked", "staged", "pending", "incompatible"] {
-            if let devices = release.outcomes[outcome], devices > 0 { line += ", \(devices) \(outcome)" }
-        }
-        line += "; failure rate \(percent(release.failureRate)) of \(release.tried) that tried it"
-            + " (95 % interval \(percent(release.failureRateLow)) to \(percent(release.failureRateHigh)))"
+        for (outcome, devices) in release.otherOutcomes { line += ", \(devices) \(outcome)" }
+        line += "; failure rate \(FleetSummary.percent(release.failureRate)) of \(release.tried) that tried it"
+            + " (95 % interval \(FleetSummary.percent(release.failureRateLow)) to \(FleetSummary.percent(release.failureRateHigh)))"
         if release.failuresCancelled > 0 {
             line += ", not counting \(release.failuresCancelled) that failed it and installed it on a later run"
         }
         if release.signalDevices > 0 {
             line += "; 404s inside the app: \(release.notFound) on \(release.notFoundDevices) of "
-                + "\(release.servingDevices) devices (\(percent(release.notFoundRate)), 95 % interval "
-                + "\(percent(release.notFoundRateLow)) to \(percent(release.notFoundRateHigh))), "
+                + "\(release.servingDevices) devices (\(FleetSummary.percent(release.notFoundRate)), 95 % interval "
+                + "\(FleetSummary.percent(release.notFoundRateLow)) to \(FleetSummary.percent(release.notFoundRateHigh))), "
                 + "\(release.originFallbacks) origin fallbacks"
         }
         if let bytes = release.bytesFetched {
@@ -58,9 +56,5 @@ struct FleetReportText {
     private static func breakdown(_ groups: [String: Int]) -> String {
         groups.isEmpty ? "" : " (" + groups.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
             .joined(separator: ", ") + ")"
-    }
-
-    private static func percent(_ share: Double) -> String {
-        DecimalText.tenths(share * 100, droppingZeroTenth: false) + " %"
     }
 }

@@ -85,8 +85,6 @@ struct RolloutCommand: ParsableCommand {
 
     /// "50 % of devices, and 2 pinned devices", or "every device".
     private static func share(of entry: ManifestEntry) -> String {
-        var share = entry.rollout.map { $0.share + " of devices" } ?? "every device"
-        if let count = entry.rollout?.devices?.count { share += ", and \(count) pinned device\(count == 1 ? "" : "s")" }
-        return share
+        Rollout.audience(percent: entry.rollout?.percent, pinned: entry.rollout?.devices?.count)
     }
 }

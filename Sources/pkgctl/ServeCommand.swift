@@ -148,7 +148,7 @@ struct ServeCommand: AsyncParsableCommand {
                                offline: Bool) -> String? {
         let answered = offline ? "will be answered 404" : "goes to the origin"
         guard hasPackages else {
-            let requests = offline ? "every request will be answered 404"
+            let requests = offline ? "every request \(answered)"
                 : "every request for this server's own address is answered 503, others go to their origin"
             return "the store \(root) has no installed package; \(requests) (run pkgctl update first)"
         }

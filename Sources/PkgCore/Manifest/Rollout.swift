@@ -54,6 +54,14 @@ public struct Rollout: Codable, Sendable, Hashable {
     /// The percentage as people write it: "10 %", "12.5 %".
     public var share: String { Self.format(percent) }
 
+    /// Who installs a release: "50 % of devices, and 2 pinned devices" for a staged rollout to
+    /// `percent` with `pinned` pins (nil: no pin list), "every device" without one (nil `percent`).
+    package static func audience(percent: Double?, pinned: Int?) -> String {
+        var audience = percent.map { format($0) + " of devices" } ?? "every device"
+        if let pinned { audience += ", and \(pinned) pinned device\(pinned == 1 ? "" : "s")" }
+        return audience
+    }
+
     package static func format(_ percent: Double) -> String {
         percent == percent.rounded() ? "\(Int(percent)) %" : "\(percent) %"
     }

@@ -52,13 +52,13 @@ package struct SignedEnvelope: Codable, Sendable, Hashable {
             })
     }
 
+    /// The key ids its signatures name (not verified).
+    package var keyIDs: [String] { signatures.map(\.keyid) }
+
     /// Parses an envelope; every field must be present, no key unknown or given twice
     /// (``StrictJSON``), and every base64 text canonical, so that no byte of the file
     /// can change without the result changing.
     /// `what` names the document in errors: `manifest` or `timestamp`.
-    /// The key ids its signatures name (not verified).
-    package var keyIDs: [String] { signatures.map(\.keyid) }
-
     package static func parse(_ body: [UInt8], source: String, what: String = "manifest") throws -> SignedEnvelope {
         func malformed(_ reason: String) -> PkgError {
             PkgError(.untrustedManifest, "\(what) \(source): malformed signed envelope: \(reason)")

@@ -8,7 +8,7 @@ struct FleetReleaseTable {
     var history: [RolloutDecisionRecord]
 
     var html: String {
-        let others = releases.map(Self.otherOutcomes)
+        let others = releases.map { $0.otherOutcomes.map { "\($0.devices) \($0.outcome)" } }
         let showOther = others.contains { !$0.isEmpty }
         let showNotFound = releases.contains { $0.signalDevices > 0 }
         let showBytes = releases.contains { $0.bytesFetched != nil }
@@ -38,15 +38,15 @@ struct FleetReleaseTable {
                         + "not counted in the failure rate</span>" : "") + "</td>"
                 + (showOther ? "<td>\(other.joined(separator: ", "))</td>" : "")
             let interval = release.failureRateLow...release.failureRateHigh
-            table += "<td>\(Self.percent(release.failureRate)) of \(release.tried) that tried it "
-                + "(\(Self.percent(interval.lowerBound)) to \(Self.percent(interval.upperBound)))"
+            table += "<td>\(FleetSummary.percent(release.failureRate)) of \(release.tried) that tried it "
+                + "(\(FleetSummary.percent(interval.lowerBound)) to \(FleetSummary.percent(interval.upperBound)))"
                 + Self.intervalBar("failure", rate: release.failureRate, interval, threshold: last?.maxFailureRate) + "</td>"
             if showNotFound {
                 let found = release.notFoundRateLow...release.notFoundRateHigh
                 table += release.signalDevices == 0 ? "<td>none reported</td>"
                     : "<td>\(release.notFound) on \(release.notFoundDevices) of \(release.servingDevices) devices "
-                        + "(\(Self.percent(release.notFoundRate)), \(Self.percent(found.lowerBound)) to "
-                        + "\(Self.percent(found.upperBound))); \(release.originFallbacks) origin fallbacks"
+                        + "(\(FleetSummary.percent(release.notFoundRate)), \(FleetSummary.percent(found.lowerBound)) to "
+                        + "\(FleetSummary.percent(found.upperBound))); \(release.originFallbacks) origin fallbacks"
                         + Self.intervalBar("not-found", rate: release.notFoundRate, found, threshold: last?.maxNotFoundRate) + "</td>"
             }
             if showBytes {
@@ -62,17 +62,10 @@ struct FleetReleaseTable {
     static func publishedList(_ published: [PublishedRelease]) -> String {
         "<h2>Published now</h2><ul class=\"published\">" + published.map { release in
             #"<li data-package="\#(release.package.escapedForHTML)" data-release="\#(release.release.escapedForHTML)" "#
-                + #"data-rollout-percent="\#(release.rolloutPercent)" data-pinned="\#(release.pinnedDevices)">"#
+                + #"data-rollout-percent="\#(release.rolloutPercent ?? 100)" data-pinned="\#(release.pinnedDevices ?? 0)">"#
                 + release.sentence.escapedForHTML
                 + "</li>"
         }.joined() + "</ul>"
-    }
-
-    /// Outcomes other than install, rollback and failure, as "1 held".
-    private static func otherOutcomes(_ release: FleetSummary.Release) -> [String] {
-        ["held", "revoked", "staged", "pending", "incompatible"].compactMap { outcome in
-            release.outcomes[outcome].flatMap { $0 == 0 ? nil : "\($0) \(outcome)" }
-        }
     }
 
     /// A bar on an axis from 0 to the labelled end: the rate's 95 % interval (the bar), the rate
@@ -83,9 +76,9 @@ struct FleetReleaseTable {
         var svg = #"<svg class="interval" viewBox="0 0 260 20" width="260" height="20" data-interval="\#(kind)" "#
             + #"data-low="\#(interval.lowerBound)" data-high="\#(interval.upperBound)" data-rate="\#(rate)" "#
             + #"data-axis-end="\#(scale)""# + (threshold.map { #" data-threshold="\#($0)""# } ?? "") + ">"
-        svg += "<title>bar: 95 % interval \(percent(interval.lowerBound)) to \(percent(interval.upperBound)); "
-            + "dot: \(percent(rate))" + (threshold.map { "; red line: threshold \(percent($0))" } ?? "")
-            + "; axis 0 to \(percent(scale))</title>"
+        svg += "<title>bar: 95 % interval \(FleetSummary.percent(interval.lowerBound)) to "
+            + "\(FleetSummary.percent(interval.upperBound)); dot: \(FleetSummary.percent(rate))" + (threshold.map { "; red line: threshold \(FleetSummary.percent($0))" } ?? "")
+            + "; axis 0 to \(FleetSummary.percent(scale))</title>"
         svg += #"<text x="0" y="14">0</text><line class="scale" x1="14" x2="196" y1="10" y2="10"/>"#
         svg += #"<rect x="\#(x(interval.lowerBound))" y="5" height="10" "#
             + #"width="\#(DecimalText.tenths(max(1, (min(interval.upperBound, scale) - interval.lowerBound) / scale * 182), droppingZeroTenth: true))"/>"#
@@ -94,15 +87,11 @@ struct FleetReleaseTable {
             svg += #"<line class="threshold\#(interval.lowerBound > threshold ? " above" : "")" x1="\#(x(threshold))" "#
                 + #"x2="\#(x(threshold))" y1="1" y2="19"/>"#
         }
-        return svg + #"<text x="200" y="14">\#(percent(scale)) axis</text></svg>"#
+        return svg + #"<text x="200" y="14">\#(FleetSummary.percent(scale)) axis</text></svg>"#
     }
 
     private static func breakdown(_ groups: [String: Int]) -> String {
         groups.isEmpty ? "" : " (" + groups.sorted { $0.key < $1.key }.map { "\($0.key.escapedForHTML) \($0.value)" }
             .joined(separator: ", ") + ")"
-    }
-
-    static func percent(_ share: Double) -> String {
-        DecimalText.tenths(share * 100, droppingZeroTenth: false) + " %"
     }
 }

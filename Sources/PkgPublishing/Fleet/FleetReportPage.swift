@@ -19,31 +19,32 @@ import PkgCore
 /// ```
 public struct FleetReportPage: Sendable {
     /// The reports.
-    public var tally: FleetTally
+    public let tally: FleetTally
     /// What the publishing folder's manifest names now (empty: not given).
-    public var published: [PublishedRelease]
+    public let published: [PublishedRelease]
     /// The watch's decisions per package (empty: not given).
-    public var decisions: [String: [RolloutDecisionRecord]]
+    public let decisions: [String: [RolloutDecisionRecord]]
     /// When the page was made.
-    public var generated: Date
-    /// Most buckets of the adoption curve.
-    public var maxBuckets: Int
+    public let generated: Date
+    /// Devices on each release over time, in at most the `maxBuckets` given.
+    public let adoption: FleetAdoption
+    /// The numbers the page shows, as `fleet report` prints them.
+    public let summary: FleetSummary
 
-    /// A page for `tally` (whose ``FleetTally/timeline`` gives the curves), the publishing
-    /// folder's `published` releases and the watch's `decisions`.
+    /// A page for `tally` (whose ``FleetTally/timeline`` gives the curves, in at most
+    /// `maxBuckets` buckets), the publishing folder's `published` releases and the watch's `decisions`.
     public init(tally: FleetTally, published: [PublishedRelease] = [], decisions: [String: [RolloutDecisionRecord]] = [:],
                 generated: Date = Date(), maxBuckets: Int = 200) {
         self.tally = tally
         self.published = published
         self.decisions = decisions
         self.generated = generated
-        self.maxBuckets = maxBuckets
+        adoption = (tally.timeline ?? FleetTimeline()).adoption(maxBuckets: maxBuckets)
+        summary = FleetSummary(tally, adoption: adoption, published: published)
     }
 
     /// The page.
     public var html: String {
-        let adoption = (tally.timeline ?? FleetTimeline()).adoption(maxBuckets: maxBuckets)
-        let summary = FleetSummary(tally, adoption: adoption, published: published)
         var page = """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8">
@@ -137,12 +138,12 @@ public struct FleetReportPage: Sendable {
                 + #"data-devices="\#(step.devices)" data-failed-devices="\#(step.failedDevices)" "#
                 + #"data-failure-rate-low="\#(step.failureRateLow)" data-failure-rate-high="\#(step.failureRateHigh)" "#
                 + #"data-threshold="\#(step.maxFailureRate)" data-decision="\#(step.decision.rawValue)">"#
-                + "<th>\(step.version.escapedForHTML)</th><td>\(FleetReleaseTable.percent(step.percentBefore / 100))</td>"
+                + "<th>\(step.version.escapedForHTML)</th><td>\(FleetSummary.percent(step.percentBefore / 100))</td>"
                 + "<td>\(step.devices) (\(step.minDevices) needed)</td><td>\(step.failedDevices)</td>"
-                + "<td>\(FleetReleaseTable.percent(interval.lowerBound)) to \(FleetReleaseTable.percent(interval.upperBound))"
+                + "<td>\(FleetSummary.percent(interval.lowerBound)) to \(FleetSummary.percent(interval.upperBound))"
                 + FleetReleaseTable.intervalBar("step", rate: rate, interval, threshold: step.maxFailureRate) + "</td>"
-                + "<td>\(FleetReleaseTable.percent(step.maxFailureRate))"
-                + (step.maxNotFoundRate.map { "; 404s \(FleetReleaseTable.percent($0))" } ?? "") + "</td>"
+                + "<td>\(FleetSummary.percent(step.maxFailureRate))"
+                + (step.maxNotFoundRate.map { "; 404s \(FleetSummary.percent($0))" } ?? "") + "</td>"
                 + "<td class=\"\(step.decision.rawValue)\">\(step.decision.rawValue)</td></tr>"
         }
         return table + "</table>"

@@ -40,6 +40,14 @@ public struct FleetSummary: Sendable, Encodable {
         public var bytesFetched: UInt64?
         /// Reports that said how many bytes their run fetched.
         public var reportsWithBytes: Int
+
+        /// The outcomes besides installs, rollbacks and failures that devices reported, in one
+        /// order (held, revoked, staged, pending, incompatible), with their devices.
+        public var otherOutcomes: [(outcome: String, devices: Int)] {
+            ["held", "revoked", "staged", "pending", "incompatible"].compactMap { outcome in
+                outcomes[outcome].flatMap { $0 > 0 ? (outcome, $0) : nil }
+            }
+        }
     }
 
     /// One package in one channel.
@@ -112,6 +120,11 @@ public struct FleetSummary: Sendable, Encodable {
         reports = tally.reports
         unreadable = tally.unreadable
         otherChannels = tally.otherChannels.sorted().map(\.name)
+    }
+
+    /// `share` (0 to 1) as a percentage to a tenth: `12.5 %`, `0.0 %`.
+    public static func percent(_ share: Double) -> String {
+        DecimalText.tenths(share * 100, droppingZeroTenth: false) + " %"
     }
 
     /// The releases of `package` in `channel`.

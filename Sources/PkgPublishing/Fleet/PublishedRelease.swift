@@ -7,10 +7,10 @@ public struct PublishedRelease: Sendable, Hashable, Encodable {
     public var package: String
     /// The release the manifest names.
     public var release: String
-    /// The share of devices, 0 to 100, that install it; 100 without a staged rollout.
-    public var rolloutPercent: Double
-    /// Devices pinned to it whatever the share.
-    public var pinnedDevices: Int
+    /// The share of devices, 0 to 100, that install it; nil without a staged rollout (every device).
+    public var rolloutPercent: Double?
+    /// Devices pinned to it whatever the share; nil: no pin list.
+    public var pinnedDevices: Int?
     /// What devices outside the rollout install; nil: they keep what they have.
     public var previous: String?
     /// Versions devices must leave.
@@ -19,12 +19,10 @@ public struct PublishedRelease: Sendable, Hashable, Encodable {
     /// oldest archived manifest (`manifests/`) that did; nil when none is archived.
     public var namedSince: Double?
 
-    /// One line in words: `demo 3.18.4 to 50 % of devices and 2 pinned, the others to 3.18.3;
-    /// named by the manifest since 2026-11-28 10:00 UTC`.
+    /// One line in words: `demo 3.18.4 to 50 % of devices, and 2 pinned devices, the others to
+    /// 3.18.3; named by the manifest since 2026-11-28 10:00 UTC` (the share as `rollout` says it).
     public var sentence: String {
-        "\(package) \(release) to "
-            + (rolloutPercent >= 100 ? "every device" : "\(DecimalText.tenths(rolloutPercent, droppingZeroTenth: true)) % of devices")
-            + (pinnedDevices > 0 ? " and \(pinnedDevices) pinned" : "")
+        "\(package) \(release) to " + Rollout.audience(percent: rolloutPercent, pinned: pinnedDevices)
             + (previous.map { ", the others to \($0)" } ?? "")
             + (revoked.isEmpty ? "" : "; revoked: " + revoked.joined(separator: ", "))
             + (namedSince.map { "; named by the manifest since \(AdoptionChart.clock($0)) UTC" } ?? "")
@@ -43,8 +41,8 @@ extension PublishingFolder {
                     archive.manifest.packages.contains { $0.name == entry.name && $0.sha256 == entry.sha256 }
                 }.map { Double(FileSystem.modificationStamp($0.path)) / 1e9 }.min()
                 return PublishedRelease(package: entry.name, release: entry.version,
-                                        rolloutPercent: entry.rollout?.percent ?? 100,
-                                        pinnedDevices: entry.rollout?.devices?.count ?? 0,
+                                        rolloutPercent: entry.rollout?.percent,
+                                        pinnedDevices: entry.rollout?.devices?.count,
                                         previous: entry.rollout?.previous?.version, revoked: entry.revoked,
                                         namedSince: since)
             }
