@@ -14,7 +14,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.0"),
@@ -29,6 +28,14 @@ let package = Package(
             pkgConfig: "libzip",
             providers: [.apt(["libzip-dev"])]
         ),
+        // Debian's libcrypto (OpenSSL 3), already in every process through libcurl, behind
+        // PkgCrypto: SHA-256, HMAC and Ed25519 without building a second copy (BoringSSL).
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(name: "PkgCrypto", dependencies: ["COpenSSL"]),
         .target(
             name: "CCurl",
             linkerSettings: [.linkedLibrary("curl")]
@@ -59,7 +66,7 @@ let package = Package(
                 "CCurl",
                 "CSystemShims",
                 "CCompression",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "PkgCrypto",
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -91,7 +98,7 @@ let package = Package(
                 "CZip",
                 "CSystemShims",
                 "CPrecompression",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "PkgCrypto",
             ]
         ),
         // pack --image-variants: apart from PkgCore, so libpkgctl-resolver.so does not need the image codecs.
@@ -133,7 +140,7 @@ let package = Package(
             name: "PkgctlTests",
             dependencies: ["PkgCore", "PkgPublishing", "PkgServer", "PkgImageVariants", "CImageCodec", "CZip", "CCompression",
                            "CPrecompression", .product(name: "NIOHTTP1", package: "swift-nio"),
-                           .product(name: "Crypto", package: "swift-crypto")]
+                           "PkgCrypto"]
         ),
     ]
 )
@@ -167,8 +174,8 @@ if Context.environment["PKGCTL_FUZZ"] == "1" {
         ("FuzzHTTPDate", ["PkgCore"]),
         ("FuzzRequestTarget", ["PkgCore", "PkgServer", .product(name: "NIOHTTP1", package: "swift-nio")]),
         ("FuzzResponseHeaders", ["PkgCore"]),
-        ("FuzzTimestamp", ["PkgCore", .product(name: "Crypto", package: "swift-crypto")]),
-        ("FuzzTreeDelta", ["PkgCore", "PkgPublishing", .product(name: "Crypto", package: "swift-crypto")]),
+        ("FuzzTimestamp", ["PkgCore", "PkgCrypto"]),
+        ("FuzzTreeDelta", ["PkgCore", "PkgPublishing", "PkgCrypto"]),
         ("FuzzFleetLog", ["PkgCore", "PkgPublishing"]),
         ("FuzzResolverABI", ["PkgResolverC", "CPkgResolver"]),
         ("FuzzImageDecode", ["CImageCodec"]),

@@ -1,4 +1,4 @@
-import Crypto
+import PkgCrypto
 import FuzzSupport
 import FoundationEssentials
 import PkgCore
@@ -88,14 +88,14 @@ enum TimestampFixture {
     static let timestampKey = fuzzTrustedKey(pem: timestampKeyPEM)
     static let policy = TrustPolicy(trustedKeys: [contentKey], timestampKeys: [timestampKey])
 
-    /// The timestamp key for swift-crypto: the last 32 bytes of its SPKI (RFC 8410).
-    static let timestampPublicKey: Curve25519.Signing.PublicKey = {
+    /// The timestamp key for PkgCrypto: the last 32 bytes of its SPKI (RFC 8410).
+    static let timestampPublicKey: Ed25519PublicKey = {
         let body = timestampKeyPEM.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
         guard let der = Data(base64Encoded: body), der.count == 44,
-              let key = try? Curve25519.Signing.PublicKey(rawRepresentation: der.suffix(32)) else {
+              let key = try? Ed25519PublicKey(raw: Array(der.suffix(32))) else {
             fatalError("timestamp key PEM")
         }
-        guard SHA256.hash(data: key.rawRepresentation).map({ ($0 < 16 ? "0" : "") + String($0, radix: 16) }).joined() == timestampKey.id else {
+        guard SHA256.hash(data: key.raw).map({ ($0 < 16 ? "0" : "") + String($0, radix: 16) }).joined() == timestampKey.id else {
             fatalError("timestamp key id")
         }
         return key
@@ -104,7 +104,7 @@ enum TimestampFixture {
     /// Whether `sig` (base64) is the timestamp key's signature of `message`.
     static func timestampKeyVerifies(_ sig: String, _ message: [UInt8]) -> Bool {
         guard let signature = Data(base64Encoded: sig) else { return false }
-        return timestampPublicKey.isValidSignature(signature, for: message)
+        return timestampPublicKey.isValidSignature(Array(signature), for: message)
     }
 
     /// DSSE's pre-authentication encoding, `DSSEv1 <len(type)> <type> <len(payload)> <payload>`.

@@ -1,4 +1,4 @@
-import Crypto
+import PkgCrypto
 import FuzzSupport
 import FoundationEssentials
 import Glibc

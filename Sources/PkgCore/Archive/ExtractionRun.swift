@@ -1,6 +1,6 @@
 import Glibc
 import CZip
-import Crypto
+import PkgCrypto
 import Synchronization
 
 /// One extraction shared by its workers: the next file to take, the first

@@ -1,4 +1,4 @@
-import Crypto
+import PkgCrypto
 
 /// One SHA-256 naming a whole tree of files by what a device can check: each
 /// file's path, content hash and size, sorted by path (modes are not part of

@@ -1,4 +1,4 @@
-import Crypto
+import PkgCrypto
 
 /// A staged rollout of a package's new version: only devices whose bucket
 /// falls below ``percent`` install it; the others follow ``previous``, the

@@ -1,4 +1,4 @@
-import Crypto
+import PkgCrypto
 import FoundationEssentials
 
 /// What an outcome report says instead of the device id: HMAC-SHA256 keyed by the id, over the
@@ -12,9 +12,8 @@ import FoundationEssentials
 public enum DevicePseudonym {
     /// The pseudonym of `deviceID` in reports about `release` of `package`.
     public static func make(deviceID: String, package: String, release: String) -> String {
-        let key = SymmetricKey(data: Array(deviceID.utf8))
         let message = Array("pkgctl-report-v1\u{0}\(package)\u{0}\(release)".utf8)
-        let code = Array(HMAC<SHA256>.authenticationCode(for: message, using: key))
+        let code = HMACSHA256.authenticationCode(for: message, key: Array(deviceID.utf8))
         // 12 bytes are 16 base64 characters with no padding; made URL-safe.
         return String(Data(code.prefix(12)).base64EncodedString().map { $0 == "+" ? "-" : $0 == "/" ? "_" : $0 })
     }

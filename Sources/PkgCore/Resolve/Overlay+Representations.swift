@@ -1,4 +1,4 @@
-import Crypto
+import PkgCrypto
 import Glibc
 
 /// Answers the origin chose by request headers (`Vary: Accept`, as image CDNs send), each

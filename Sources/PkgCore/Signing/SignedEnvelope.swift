@@ -42,13 +42,13 @@ package struct SignedEnvelope: Codable, Sendable, Hashable {
     }
 
     /// An envelope over `payload` signed by every key in `keys`.
-    package static func sign(payload: [UInt8], payloadType: String, keys: [SigningKey]) throws -> SignedEnvelope {
+    package static func sign(payload: [UInt8], payloadType: String, keys: [SigningKey]) -> SignedEnvelope {
         let message = preAuthenticationEncoding(payloadType: payloadType, payload: payload)
         return SignedEnvelope(
             payloadType: payloadType,
             payload: Data(payload).base64EncodedString(),
-            signatures: try keys.map { key in
-                Signature(keyid: key.publicKey.id, sig: Data(try key.signature(for: message)).base64EncodedString())
+            signatures: keys.map { key in
+                Signature(keyid: key.publicKey.id, sig: Data(key.signature(for: message)).base64EncodedString())
             })
     }
 

@@ -1,4 +1,4 @@
-import Crypto
+import PkgCrypto
 import FoundationEssentials
 import Glibc
 import SwiftASN1
@@ -12,16 +12,13 @@ import SwiftASN1
 /// print(key.publicKey.id)
 /// ```
 public struct SigningKey: Sendable {
-    /// The 32-byte seed (swift-crypto's key types are not `Sendable`).
-    let seed: [UInt8]
+    private let key: Ed25519PrivateKey
+
+    /// The 32-byte seed.
+    var seed: [UInt8] { key.seed }
 
     /// The matching public key.
     public var publicKey: TrustedKey { TrustedKey(key: key.publicKey) }
-
-    private var key: Curve25519.Signing.PrivateKey {
-        // The seed was validated when the key was made or read.
-        try! Curve25519.Signing.PrivateKey(rawRepresentation: seed)
-    }
 
     /// RFC 8410's PKCS#8 encoding of an Ed25519 private key is this fixed
     /// prefix followed by the 32-byte seed; nothing else is accepted.
@@ -29,8 +26,8 @@ public struct SigningKey: Sendable {
         0x30, 0x2E, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2B, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
     ]
 
-    init(key: Curve25519.Signing.PrivateKey) {
-        self.seed = Array(key.rawRepresentation)
+    init(key: Ed25519PrivateKey) {
+        self.key = key
     }
 
     /// Reads a private key file. Refuses a file that group or others can read
@@ -45,7 +42,7 @@ public struct SigningKey: Sendable {
             throw PkgError(.invalidKey, "private key \(path) is accessible by others (mode "
                                                + String(info.st_mode & 0o777, radix: 8) + "); run chmod 600 on it")
         }
-        guard let key = try? Curve25519.Signing.PrivateKey(rawRepresentation: raw) else {
+        guard let key = try? Ed25519PrivateKey(seed: raw) else {
             throw PkgError(.invalidKey, "\(path) is not an Ed25519 private key (PKCS#8)")
         }
         self.init(key: key)
@@ -63,7 +60,7 @@ public struct SigningKey: Sendable {
         for path in [privatePath, publicPath] where FileSystem.exists(path) {
             throw PkgError(.invalidKey, "\(path) already exists; refusing to overwrite a key")
         }
-        let signingKey = SigningKey(key: Curve25519.Signing.PrivateKey())
+        let signingKey = SigningKey(key: Ed25519PrivateKey())
         let privatePEM = PEMDocument(type: "PRIVATE KEY", derBytes: Self.pkcs8Prefix + signingKey.seed)
         try FileSystem.createExclusively(Array((privatePEM.pemString + "\n").utf8), at: privatePath, mode: 0o600)
         do {
@@ -76,7 +73,7 @@ public struct SigningKey: Sendable {
     }
 
     /// The Ed25519 signature of `message`.
-    func signature(for message: [UInt8]) throws -> [UInt8] {
-        Array(try key.signature(for: message))
+    func signature(for message: [UInt8]) -> [UInt8] {
+        key.signature(for: message)
     }
 }

@@ -1,4 +1,4 @@
-import Crypto
+import PkgCrypto
 import FoundationEssentials
 
 /// Which manifests a device accepts. With no trusted keys every well-formed

@@ -1,4 +1,4 @@
-import Crypto
+import PkgCrypto
 import FoundationEssentials
 import SwiftASN1
 
@@ -8,8 +8,10 @@ import SwiftASN1
 /// Its ``id`` is the lower-case hex SHA-256 of the 32 raw key bytes: what a
 /// signed manifest names as `keyid`.
 public struct TrustedKey: Sendable, Hashable {
-    /// The 32 raw key bytes (swift-crypto's key types are not `Sendable`).
-    let raw: [UInt8]
+    private let key: Ed25519PublicKey
+
+    /// The 32 raw key bytes.
+    var raw: [UInt8] { key.raw }
 
     /// The key id: hex SHA-256 of the raw public key.
     public let id: String
@@ -18,9 +20,9 @@ public struct TrustedKey: Sendable, Hashable {
     /// then the 32 key bytes.
     static let spkiPrefix: [UInt8] = [0x30, 0x2A, 0x30, 0x05, 0x06, 0x03, 0x2B, 0x65, 0x70, 0x03, 0x21, 0x00]
 
-    init(key: Curve25519.Signing.PublicKey) {
-        self.raw = Array(key.rawRepresentation)
-        self.id = SHA256.hash(data: raw).hexString
+    init(key: Ed25519PublicKey) {
+        self.key = key
+        self.id = SHA256.hash(data: key.raw).hexString
     }
 
     /// Reads a public key file; refuses a private key and anything but an Ed25519 SPKI PEM.
@@ -29,7 +31,7 @@ public struct TrustedKey: Sendable, Hashable {
             path, label: "PUBLIC KEY", derPrefix: Self.spkiPrefix, kind: "public key (SubjectPublicKeyInfo)",
             otherLabel: "PRIVATE KEY",
             otherKindMessage: "is a private key; trust the public key (.pub) instead, and keep the private one off devices")
-        guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: raw) else {
+        guard let key = try? Ed25519PublicKey(raw: raw) else {
             throw PkgError(.invalidKey, "\(path) is not an Ed25519 public key (SubjectPublicKeyInfo)")
         }
         self.init(key: key)
@@ -42,8 +44,7 @@ public struct TrustedKey: Sendable, Hashable {
 
     /// Whether `signature` is this key's Ed25519 signature of `message`.
     func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
-        guard let key = try? Curve25519.Signing.PublicKey(rawRepresentation: raw) else { return false }
-        return key.isValidSignature(signature, for: message)
+        key.isValidSignature(signature, for: message)
     }
 
     /// The first 16 hex digits of the id, for messages.

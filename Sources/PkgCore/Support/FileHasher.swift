@@ -1,4 +1,4 @@
-import Crypto
+import PkgCrypto
 import Glibc
 
 /// SHA-256 of files, streamed through a fixed buffer.

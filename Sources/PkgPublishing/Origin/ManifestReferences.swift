@@ -1,4 +1,4 @@
-import Crypto
+import PkgCrypto
 import PkgCore
 
 /// Every file of a publishing folder that one manifest can make a device fetch: each

@@ -1,4 +1,4 @@
-import Crypto
+import PkgCrypto
 import Foundation
 
 /// A large file of random bytes on the test origin, for pages that read a body slowly, and

@@ -1,4 +1,4 @@
-import Crypto
+import PkgCrypto
 import Foundation
 import Testing
 @testable import PkgCore

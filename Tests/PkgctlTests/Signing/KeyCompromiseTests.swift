@@ -91,8 +91,8 @@ import Testing
         for sequence in [Manifest.maxSequence + 1, UInt64.max] {
             // Signed by the trusted key itself: only the number is wrong.
             let edited = payload.replacingOccurrences(of: "\"sequence\" : 1\n", with: "\"sequence\" : \(sequence)\n")
-            let envelope = try SignedEnvelope.sign(payload: Array(edited.utf8), payloadType: SignedEnvelope.manifestPayloadType,
-                                                   keys: [try fixtures.signingKey("release")])
+            let envelope = SignedEnvelope.sign(payload: Array(edited.utf8), payloadType: SignedEnvelope.manifestPayloadType,
+                                               keys: [try fixtures.signingKey("release")])
             try FileSystem.writeAtomically(try envelope.encoded(), to: manifestPath)
             let error = #expect(throws: PkgError.self) { try run(trusting: ["release"]) }
             #expect(error?.message.contains("sequence \(sequence) is above the largest allowed") == true,
@@ -112,8 +112,8 @@ import Testing
                       active: nil)
         // One key's signature twice is still one key.
         let payload = try SignedEnvelope.parse(try FileSystem.read(manifestPath) ?? [], source: manifestPath).payloadBytes
-        let twice = try SignedEnvelope.sign(payload: payload, payloadType: SignedEnvelope.manifestPayloadType,
-                                            keys: [try fixtures.signingKey("a"), try fixtures.signingKey("a")])
+        let twice = SignedEnvelope.sign(payload: payload, payloadType: SignedEnvelope.manifestPayloadType,
+                                        keys: [try fixtures.signingKey("a"), try fixtures.signingKey("a")])
         #expect(twice.signatures.count == 2)
         try FileSystem.writeAtomically(try twice.encoded(), to: manifestPath)
         expectRefused(trusting: ["a", "b", "c"], threshold: 2, "is signed by 1 of the trusted keys", active: nil)
@@ -142,8 +142,8 @@ import Testing
 
         func serveEnvelope(_ text: String) throws { try FileSystem.writeAtomically(Array(text.utf8), to: manifestPath) }
         func serveSigned(_ payloadText: String) throws {
-            let signed = try SignedEnvelope.sign(payload: Array(payloadText.utf8),
-                                                 payloadType: SignedEnvelope.manifestPayloadType, keys: [key])
+            let signed = SignedEnvelope.sign(payload: Array(payloadText.utf8),
+                                             payloadType: SignedEnvelope.manifestPayloadType, keys: [key])
             try FileSystem.writeAtomically(try signed.encoded(), to: manifestPath)
         }
         let other = Data(Array(#"{"schemaVersion":1,"packages":[]}"#.utf8)).base64EncodedString()

@@ -101,8 +101,8 @@ import Testing
 
         // The "new" signature replaced by one over other bytes: a device trusting "new" refuses.
         var envelope = try SignedEnvelope.parse(body, source: "m")
-        let forged = try SignedEnvelope.sign(payload: Array("{}".utf8), payloadType: envelope.payloadType,
-                                             keys: [try fixtures.signingKey("new")])
+        let forged = SignedEnvelope.sign(payload: Array("{}".utf8), payloadType: envelope.payloadType,
+                                         keys: [try fixtures.signingKey("new")])
         envelope.signatures[1] = forged.signatures[0]
         let tampered = try envelope.encoded()
         #expect(try fixtures.policy("old").open(tampered, source: "m", now: Date()).manifest.packages.count == 1)

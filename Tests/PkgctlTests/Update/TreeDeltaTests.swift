@@ -1,5 +1,5 @@
 import CCompression
-import Crypto
+import PkgCrypto
 import Foundation
 import Testing
 @testable import PkgCore
