@@ -11,7 +11,7 @@ struct PruneCommand: ParsableCommand {
             Works on pack's OUT_DIR or on a folder publish copied to. Keeps what the current manifest names \
             (whatever the options), what every manifest that was current within the grace period names, and the \
             zip, index, objects and deltas of each package's N newest versions; removes the rest of zips/, index/, \
-            deltas/, objects/ and manifests/. Prints each file it removes and the bytes freed.
+            deltas/, objects/, manifests/ and snapshots/. Prints each file it removes and the bytes freed.
 
             Only content-named files and .tmp- leftovers are ever removed; a site's own files stay. Until the \
             archived manifests reach back past the grace period, nothing is removed, and it says so. Holds \

@@ -21,6 +21,15 @@ public struct Timestamp: Codable, Sendable, Hashable {
     public static let maxSize = 16 * 1024
     /// The file name beside `manifest.json`.
     public static let fileName = "timestamp.json"
+    /// The folder beside `manifest.json` that keeps each signed manifest under its payload's
+    /// SHA-256 (TUF's consistent snapshots): what a timestamp names stays there, whatever
+    /// `manifest.json` says by the time a device (or a CDN's copy of it) reads it.
+    public static let snapshotsFolder = "snapshots"
+
+    /// The path, relative to `manifest.json`, of the signed manifest whose payload hashes to `manifestSHA256`.
+    public static func snapshot(manifestSHA256: String) -> String {
+        "\(snapshotsFolder)/\(manifestSHA256).json"
+    }
 
     /// Lower-case hex SHA-256 of the current manifest's signed payload.
     public var manifestSHA256: String

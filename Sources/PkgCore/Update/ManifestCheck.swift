@@ -35,12 +35,14 @@ struct ManifestCheck {
             try checkNotModified(conditional: previous != nil, accepted: accepted)
             return .notModified(standing: previous?.standing ?? [])
         }
-        let opened = try trust.open(body, source: manifestURL, now: clock())
+        var opened = try trust.open(body, source: manifestURL, now: clock())
+        var validators = newValidators
         if let timestamp, opened.payloadSHA256 != timestamp.manifestSHA256 {
-            throw PkgError(.untrustedManifest,
-                           "manifest \(manifestURL) (sequence \(opened.manifest.sequence ?? 0)) is not the one "
-                           + "\(Timestamp.fileName) names (sequence \(timestamp.manifestSequence), sha256 "
-                           + "\(timestamp.manifestSHA256.prefix(12))…); the publisher must renew the timestamp after signing")
+            // Out of step (a cache holds one file longer than the other, or a publish is between
+            // the two): the manifest the timestamp names, from its immutable snapshot. Its own
+            // validators stand for nothing the next run asks for.
+            opened = try fetchSnapshot(named: timestamp, downloader, instead: opened)
+            validators = HTTPValidators()
         }
         if trust.requiresSignature {
             try TrustState.accept(opened, source: manifestURL, trusting: trust.keyIDs, stored: accepted, layout: store.layout)
@@ -50,7 +52,33 @@ struct ManifestCheck {
                            "store \(store.layout.root) has accepted signed manifests; reading another needs its "
                            + "trusted keys (to stop verifying, remove \(store.layout.trustState))", remedy: .trustedKeys)
         }
-        return .fetched(opened, newValidators)
+        return .fetched(opened, validators)
+    }
+
+    /// The manifest `timestamp` names, from `snapshots/<sha256>.json` beside the manifest, when
+    /// `current` (what `manifest.json` gave) is another one. Refused in one line when the origin
+    /// has no such snapshot (a publisher before snapshots) or it holds another manifest.
+    private func fetchSnapshot(named timestamp: Timestamp, _ downloader: Downloader,
+                               instead current: OpenedManifest) throws -> OpenedManifest {
+        let outOfStep = "manifest \(manifestURL) (sequence \(current.manifest.sequence ?? 0)) is not the one "
+            + "\(Timestamp.fileName) names (sequence \(timestamp.manifestSequence), sha256 \(timestamp.manifestSHA256.prefix(12))…)"
+        let url = try ManifestEntry.resolve(Timestamp.snapshot(manifestSHA256: timestamp.manifestSHA256), relativeTo: manifestURL)
+        let body: [UInt8]
+        do {
+            guard case .fetched(let bytes, _) = try downloader.fetch(url, validators: nil, maxBytes: maxManifestSize) else {
+                throw Self.unaskedNotModified(url)
+            }
+            body = bytes
+        } catch let error as PkgError where error.httpStatus == 404 {
+            throw PkgError(.untrustedManifest, outOfStep + ", and the origin has no \(url); "
+                           + "the publisher must renew the timestamp after signing")
+        }
+        let snapshot = try trust.open(body, source: url, now: clock())
+        guard snapshot.payloadSHA256 == timestamp.manifestSHA256 else {
+            throw PkgError(.untrustedManifest, outOfStep + ", and \(url) holds another one (sha256 "
+                           + "\(snapshot.payloadSHA256.prefix(12))…)")
+        }
+        return snapshot
     }
 
     /// Keeps `validators` for the next run's conditional request, with what of `outcomes`

@@ -5,7 +5,10 @@ import PkgCore
 /// Two files are mutable by design and small: ``manifestName`` and ``timestampName``. Every
 /// other file is named by the SHA-256 of its own bytes and never rewritten, so one caching rule
 /// holds on any CDN: the two for seconds, the rest forever. A name says what its bytes are; bytes
-/// that differ get another name.
+/// that differ get another name. A snapshot is the one kind named by what it holds rather than by
+/// its bytes: the SHA-256 of its signed payload, the name `timestamp.json` gives (TUF's consistent
+/// snapshots), so a device that gets a timestamp and a manifest out of step fetches the manifest the
+/// timestamp names.
 ///
 /// ```
 /// manifest.json  timestamp.json
@@ -14,6 +17,7 @@ import PkgCore
 /// deltas/<base tree>-<target tree>.<sha256>.pkgdelta
 /// objects/ab/<sha256>
 /// manifests/<sha256>.json          every manifest written, for `prune`'s grace period
+/// snapshots/<sha256>.json          each signed manifest, named by its signed payload's SHA-256
 /// .pkgctl-watch-demo.json          `fleet watch`'s state for package demo (never published)
 /// ```
 ///
@@ -25,7 +29,9 @@ public enum PublishedLayout {
     /// The online timestamp key's statement about the manifest.
     public static let timestampName = "timestamp.json"
     /// Folders of content-named files, each a class `prune` cleans.
-    static let contentFolders = ["zips", "index", "deltas", objectsFolder, "manifests"]
+    static let contentFolders = ["zips", "index", "deltas", objectsFolder, "manifests", snapshotsFolder]
+    /// The folder of signed manifests named by their payloads (``snapshot(payloadSHA256:)``).
+    static let snapshotsFolder = Timestamp.snapshotsFolder
     /// The folder of objects, fanned out by the first two hex digits of their names.
     static let objectsFolder = "objects"
     /// The prefix of the staging folder a `pack --precompress` or `--image-variants` fills.
@@ -61,15 +67,20 @@ public enum PublishedLayout {
         "manifests/\(sha256).json"
     }
 
+    /// The signed manifest whose payload hashes to `payloadSHA256`, the name a timestamp gives it.
+    static func snapshot(payloadSHA256: String) -> String {
+        Timestamp.snapshot(manifestSHA256: payloadSHA256)
+    }
+
     /// The SHA-256 a content-named relative path says its bytes have; nil for any other name
     /// (the two mutable files, and the version-named zips and indexes earlier pkgctl wrote).
     static func namedDigest(of path: String) -> String? {
         let components = path.split(separator: "/", omittingEmptySubsequences: false)
         guard components.count >= 2, let file = components.last else { return nil }
-        switch (components.first, components.count) {
+        switch (components.first.map(String.init) ?? "", components.count) {
         case ("objects", 3):
             return String(file).isSHA256Hex && file.hasPrefix(components[1]) && components[1].count == 2 ? String(file) : nil
-        case ("manifests", 2):
+        case ("manifests", 2), (snapshotsFolder, 2):
             return digest(in: file, suffix: ".json", prefixed: false)
         case ("zips", 2):
             return digest(in: file, suffix: ".zip", prefixed: true)

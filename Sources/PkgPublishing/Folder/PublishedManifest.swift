@@ -22,8 +22,9 @@ struct PublishedManifest {
 
     /// Makes the manifest `bytes` current in `folder`: archives them as `manifests/<sha256>.json`
     /// (``PublishedLayout/manifestArchive(sha256:)``), whose modification time says when they were
-    /// last written (`prune` keeps what a manifest of its grace period names), then renames them
-    /// over `manifest.json`. Both are written under temporary names, flushed and renamed.
+    /// last written (`prune` keeps what a manifest of its grace period names), a signed one also
+    /// as its snapshot (``PublishedLayout/snapshot(payloadSHA256:)``), then renames them over
+    /// `manifest.json`. Both are written under temporary names, flushed and renamed.
     static func write(bytes: [UInt8], in folder: PublishingFolder) throws {
         let archive = folder.path(PublishedLayout.manifestArchive(sha256: SHA256.hash(data: bytes).hexString))
         if FileSystem.exists(archive) {
@@ -31,6 +32,12 @@ struct PublishedManifest {
         } else {
             try FileSystem.makeDirectories(PathName.parent(archive))
             try FileSystem.writeAtomically(bytes, to: archive)
+        }
+        let opened = try TrustPolicy().open(bytes, source: folder.manifestPath, now: .distantPast)
+        if opened.isSigned {
+            let snapshot = folder.path(PublishedLayout.snapshot(payloadSHA256: opened.payloadSHA256))
+            try FileSystem.makeDirectories(PathName.parent(snapshot))
+            try FileSystem.writeAtomically(bytes, to: snapshot)
         }
         try FileSystem.writeAtomically(bytes, to: folder.manifestPath)
     }

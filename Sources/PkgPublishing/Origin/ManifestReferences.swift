@@ -4,7 +4,8 @@ import PkgCore
 /// Every file of a publishing folder that one manifest can make a device fetch: each
 /// release's zip, index, the index's objects and its tree deltas, for the release the manifest
 /// names and for its rollout's `previous`, and the manifest's own archived copy
-/// (``PublishedLayout/manifestArchive(sha256:)``). Indexes are read from the folder, checked
+/// (``PublishedLayout/manifestArchive(sha256:)``) and, when signed, its snapshot
+/// (``PublishedLayout/snapshot(payloadSHA256:)``). Indexes are read from the folder, checked
 /// against the manifest's hash, and parsed as hostile input. A URL with a scheme
 /// (`https://cdn.example/…`) names a file elsewhere and is not listed; a relative URL that
 /// could leave the folder or name a hidden file (`..`, an absolute path, a segment starting
@@ -23,12 +24,14 @@ public struct ManifestReferences: Sendable {
     }
 
     /// The files, each once, in the order a safe upload follows: objects, indexes, deltas,
-    /// zips, then the manifest's archived copy.
+    /// zips, then the manifest's archived copy and snapshot.
     public private(set) var files: [PublishedFile] = []
     /// The releases the manifest names (as a package's release or a rollout's `previous`).
     public private(set) var releases: [NamedRelease] = []
-    /// The manifest's archived copy, last of ``files``.
+    /// The manifest's archived copy.
     public let archive: PublishedFile
+    /// A signed manifest's snapshot, last of ``files``: its bytes under its payload's name.
+    public let snapshot: PublishedFile?
     /// How many URLs named a file elsewhere (with a scheme), left out of ``files``.
     public var external: Int { releases.reduce(0) { $0 + $1.external } }
 
@@ -38,7 +41,8 @@ public struct ManifestReferences: Sendable {
     public init(manifest bytes: [UInt8], in folder: String, source: String? = nil,
                 skippingMissingIndexes: Bool = false) throws {
         let source = source ?? folder + "/" + PublishedLayout.manifestName
-        let manifest = try TrustPolicy().open(bytes, source: source, now: .distantPast).manifest
+        let opened = try TrustPolicy().open(bytes, source: source, now: .distantPast)
+        let manifest = opened.manifest
         var byKind: [PublishedFile.Kind: [PublishedFile]] = [:]
         var seen: Set<String> = []
         for entry in manifest.packages {
@@ -51,7 +55,11 @@ public struct ManifestReferences: Sendable {
         }
         let digest = SHA256.hash(data: bytes).hexString
         archive = PublishedFile(path: PublishedLayout.manifestArchive(sha256: digest), sha256: digest, size: UInt64(bytes.count))
-        files = [.object, .index, .delta, .zip].flatMap { byKind[$0] ?? [] } + [archive]
+        snapshot = opened.isSigned
+            ? PublishedFile(path: PublishedLayout.snapshot(payloadSHA256: opened.payloadSHA256), sha256: digest,
+                            size: UInt64(bytes.count))
+            : nil
+        files = [.object, .index, .delta, .zip].flatMap { byKind[$0] ?? [] } + [archive] + (snapshot.map { [$0] } ?? [])
     }
 
     /// The files of one `release` of package `name` in `folder` (its zip, deltas, index and the

@@ -13,7 +13,7 @@ import PkgCore
 ///   archived manifest named (devices still running them, and versions to go back to);
 /// - any file younger than ``grace`` (a `pack` or `publish` still under way).
 ///
-/// The rest of `zips/`, `index/`, `deltas/`, `objects/` and `manifests/` is removed, and every
+/// The rest of `zips/`, `index/`, `deltas/`, `objects/`, `manifests/` and `snapshots/` is removed, and every
 /// temporary file an interrupted run left (``PublishingFolder/withLock(_:_:)`` removes them
 /// first, holding the folder's exclusive lock). What ``PublishingFolder/prune(keep:grace:dryRun:now:)`` runs.
 public struct OriginPruner: Sendable {

@@ -4,7 +4,8 @@ import PkgCore
 /// Copies what a publishing folder's current manifest (and timestamp) can name into the folder
 /// an origin serves (nginx's root, a mounted bucket, an rsync staging tree), in the one order
 /// that never shows a device a manifest whose files are missing: every content-named file
-/// first, then `timestamp.json`, then `manifest.json`. What
+/// first (the manifest's snapshot among them, so the timestamp's name for it is there before
+/// the timestamp), then `timestamp.json`, then `manifest.json`. What
 /// ``PublishingFolder/publish(to:dryRun:verify:progress:)`` runs, holding the source's shared
 /// lock and the destination's exclusive one.
 ///
@@ -91,8 +92,8 @@ struct OriginPublisher {
                 try FileSystem.makeDirectories(PathName.parent(path))
                 let temporary = FileSystem.temporaryName(beside: path)
                 let size: UInt64
-                if file == plan.references.archive {
-                    // Written from the manifest itself: an earlier pkgctl, or a hand, archived none.
+                if file == plan.references.archive || file == plan.references.snapshot {
+                    // Written from the manifest itself: an earlier pkgctl, or a hand, wrote neither.
                     try FileSystem.createExclusively(plan.manifest, at: temporary, mode: 0o644, flush: false)
                     size = UInt64(plan.manifest.count)
                 } else {

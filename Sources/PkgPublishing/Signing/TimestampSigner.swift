@@ -41,8 +41,8 @@ public struct TimestampSigner: Sendable {
             let timestamp = Timestamp(
                 manifestSHA256: opened.payloadSHA256, manifestSequence: sequence,
                 expires: Date(timeIntervalSince1970: (now.timeIntervalSince1970 + validity).rounded(.down)))
-            let envelope = try SignedEnvelope.sign(payload: try timestamp.encoded(), payloadType: Timestamp.payloadType,
-                                                   keys: keys)
+            let envelope = SignedEnvelope.sign(payload: try timestamp.encoded(), payloadType: Timestamp.payloadType,
+                                               keys: keys)
             try FileSystem.writeAtomically(try envelope.encoded(), to: folder.timestampPath)
             return timestamp
         }

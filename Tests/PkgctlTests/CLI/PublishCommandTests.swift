@@ -69,9 +69,17 @@ import Testing
         #expect(try PkgctlProcess.run(["timestamp", out, "--key", keys + "/online.key"]).status == 0)
         let before = try Self.tree(out)
         #expect(before.keys.contains { $0.hasPrefix("deltas/") } && before.keys.contains { $0.hasPrefix("manifests/") })
+        #expect(before.keys.filter { $0.hasPrefix("snapshots/") }.count == 2)
         for (path, bytes) in before where path != "manifest.json" && path != "timestamp.json" {
             let named = PublishedLayout.namedDigest(of: path)
-            #expect(named == Self.sha256(bytes), "\(path) is named by its bytes")
+            if path.hasPrefix("snapshots/") {
+                // A snapshot is named by its signed payload: the name timestamp.json gives it.
+                let payload = try SignedEnvelope.parse(Array(bytes), source: path).payloadBytes
+                #expect(named == SHA256.hash(data: payload).hexString, "\(path) is named by its payload")
+                #expect(before[PublishedLayout.manifestArchive(sha256: Self.sha256(bytes))] == bytes, "\(path) is archived")
+            } else {
+                #expect(named == Self.sha256(bytes), "\(path) is named by its bytes")
+            }
         }
         #expect(try pack("1.2.0", source: try changedSource("1.2.0"), signing).status == 0)
         let after = try Self.tree(out)

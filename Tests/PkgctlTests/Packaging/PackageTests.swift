@@ -17,8 +17,8 @@ enum DebianPackage {
                            "sign", "keygen", "resolve", "serve"]
 
     /// What a binary of the packages may need: Debian's libraries, never the toolchain's.
-    static let debianLibraries: Set = ["ld-linux-x86-64.so.2", "libbrotlienc.so.1", "libc.so.6", "libcurl.so.4",
-                                       "libgcc_s.so.1", "libm.so.6", "libstdc++.so.6", "libz.so.1", "libzip.so.4",
+    static let debianLibraries: Set = ["ld-linux-x86-64.so.2", "libbrotlienc.so.1", "libc.so.6", "libcrypto.so.3",
+                                       "libcurl.so.4", "libgcc_s.so.1", "libm.so.6", "libstdc++.so.6", "libz.so.1", "libzip.so.4",
                                        "libzstd.so.1"]
     /// What pkgctl may need besides: the image codecs of `pack --image-variants` (PkgImageVariants),
     /// which the resolver library must not. libavif is not among them: it is opened on first use.

@@ -211,9 +211,27 @@ import Testing
         try online.write(in: PublishingFolder(originRoot))
         expectRefused("is not signed by a trusted key")
         try FileSystem.writeAtomically(genuine, to: manifestPath)
-        // and a timestamp cannot make another manifest current than the one it names.
+        try online.write(in: PublishingFolder(originRoot))
+        // The timestamp says which manifest is current: with a newer manifest.json beside it (a
+        // publish between the two, or a cache holding one longer), the device takes the one the
+        // timestamp names from its snapshot, and stays on 1.0.0 (TUF's consistent snapshots)...
         try SigningFixtures.publishDemo("1.1.0", into: originRoot, signer: try fixtures.signer("content", validity: 365 * day))
-        expectRefused("is not the one timestamp.json names")
+        let snapshots = originRoot + "/" + Timestamp.snapshotsFolder
+        #expect(try FileSystem.contents(of: snapshots).count == 2)
+        #expect(try run().succeeded)
+        #expect(store.activeVersion(of: "demo") == "1.0.0")
+        // ...and refuses the run when the origin has no such snapshot, or one of another manifest.
+        let named = try #require(try FileSystem.contents(of: snapshots).first { name in
+            try FileSystem.read(snapshots + "/" + name) != FileSystem.read(manifestPath)
+        })
+        let namedBytes = try #require(try FileSystem.read(snapshots + "/" + named))
+        try FileSystem.writeAtomically(try #require(try FileSystem.read(manifestPath)), to: snapshots + "/" + named)
+        expectRefused("is not the one timestamp.json names (sequence ")
+        expectRefused("/snapshots/\(named) holds another one (sha256 ")
+        try FileManager.default.removeItem(atPath: snapshots + "/" + named)
+        expectRefused("and the origin has no \(origin.baseURL)/snapshots/\(named)")
+        try FileSystem.writeAtomically(namedBytes, to: snapshots + "/" + named)
+        #expect(try run().succeeded)
         // The content key cannot stand in for the timestamp key, nor a manifest for a timestamp
         // (each written by a thief over the timestamp there).
         try FileManager.default.removeItem(atPath: originRoot + "/timestamp.json")

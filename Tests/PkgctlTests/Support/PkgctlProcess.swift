@@ -17,9 +17,10 @@ struct PkgctlProcess {
     }()
 
     /// Starts pkgctl with `arguments`, through `launcher` (e.g. `["/usr/bin/faketime", "+40d"]`)
-    /// when given, reading the file `stdin` when given; the caller waits or kills it.
-    static func start(_ arguments: [String], environment: [String: String] = [:],
-                      launcher: [String] = [], stdin: String? = nil) throws -> (Process, Pipe, Pipe) {
+    /// when given, reading the file `stdin` when given; the caller waits or kills it. `executable`
+    /// is another pkgctl to run (a previous release's).
+    static func start(_ arguments: [String], environment: [String: String] = [:], launcher: [String] = [],
+                      stdin: String? = nil, executable: String = executable) throws -> (Process, Pipe, Pipe) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: launcher.first ?? executable)
         process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [executable] + arguments
@@ -37,8 +38,9 @@ struct PkgctlProcess {
     /// Runs pkgctl to completion. Both pipes are drained at once (stderr on a thread of
     /// its own), so a child that fills one pipe's 64 KiB cannot block on it forever.
     static func run(_ arguments: [String], environment: [String: String] = [:], launcher: [String] = [],
-                    stdin: String? = nil) throws -> Result {
-        let (process, out, err) = try start(arguments, environment: environment, launcher: launcher, stdin: stdin)
+                    stdin: String? = nil, executable: String = executable) throws -> Result {
+        let (process, out, err) = try start(arguments, environment: environment, launcher: launcher, stdin: stdin,
+                                            executable: executable)
         let stderr = PipeReader(err)
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderrText = stderr.text()
