@@ -33,7 +33,7 @@ struct Pkgctl: AsyncParsableCommand {
             UpdateCommand.self, StatusCommand.self, RollbackCommand.self, UnholdCommand.self,
             GCCommand.self, VerifyCommand.self, PackCommand.self, RolloutCommand.self, RevokeCommand.self, SignCommand.self,
             PublishCommand.self, PruneCommand.self, PromoteCommand.self,
-            TimestampCommand.self, KeygenCommand.self, FleetCommand.self,
+            TimestampCommand.self, KeygenCommand.self, RootCommand.self, FleetCommand.self,
             ResolveCommand.self, PrefetchCommand.self, ServeCommand.self, ConfigCommand.self,
         ]
     )

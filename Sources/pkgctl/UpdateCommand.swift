@@ -50,6 +50,11 @@ struct UpdateCommand: AsyncParsableCommand {
             help: ArgumentHelp("Public key (.pub) a manifest must be signed by (repeatable).", valueName: "pubfile"))
     var trustedKeys: [String] = []
 
+    @Option(name: .customLong("trusted-root"), help: ArgumentHelp(
+        "Root of trust (root.json, pkgctl root) to start from instead of --trusted-key: it says which keys sign "
+            + "manifests and timestamps, and newer roots the origin publishes in roots/ are followed.", valueName: "file"))
+    var trustedRoot: String?
+
     @Option(name: .customLong("timestamp-key"), help: ArgumentHelp(
         "Public key (.pub) of the online timestamp role (repeatable): every run then needs timestamp.json beside "
             + "the manifest, signed by one of them, naming the manifest and not expired.", valueName: "pubfile"))
@@ -163,6 +168,7 @@ struct UpdateCommand: AsyncParsableCommand {
         flags.set("update.manifest", manifest)
         flags.set("update.ca-file", caFile)
         flags.set("update.trusted-key", trustedKeys)
+        flags.set("update.trusted-root", trustedRoot)
         flags.set("update.timestamp-key", timestampKeys)
         flags.set("update.threshold", threshold)
         flags.set("update.min-rate", minRate)
@@ -207,12 +213,12 @@ struct UpdateCommand: AsyncParsableCommand {
             if json { try Output.printJSON(["deviceId": id]) } else { print(id) }
             return
         }
-        let (packageStore, settings, trust) = try reportingErrors(json: json) {
+        let (packageStore, settings, trust, root) = try reportingErrors(json: json) {
             let settings = try UpdateSettings(layers)
             let trust = TrustPolicy(trustedKeys: try settings.trustedKeys.map(TrustedKey.init(file:)),
                                     threshold: settings.threshold,
                                     timestampKeys: try settings.timestampKeys.map(TrustedKey.init(file:)))
-            return (try store.packageStore(layers), settings, trust)
+            return (try store.packageStore(layers), settings, trust, try settings.trustedRoot.map(TrustedRoot.init(file:)))
         }
         var updater = Updater(
             store: packageStore, manifestURL: settings.manifest,
@@ -233,7 +239,8 @@ struct UpdateCommand: AsyncParsableCommand {
             prefetch: settings.prefetchTimeLimit > 0
                 ? UpdatePrefetch(resolver: ResolverConfiguration(upstream: settings.prefetchUpstream, caFile: settings.caFile),
                                  timeLimit: settings.prefetchTimeLimit)
-                : nil)
+                : nil,
+            trustedRoot: root)
         updater.acceptImages = settings.acceptImages
         let quiet = settings.quiet
         let bar = (quiet || json || !Output.stderrIsTerminal) ? nil : ProgressBar()

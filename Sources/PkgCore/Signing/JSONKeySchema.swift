@@ -40,6 +40,15 @@ indirect enum JSONKeySchema: Sendable {
         .object(["manifestSHA256": .value, "manifestSequence": .value, "expires": .value])
     }
 
+    /// A root's payload (``RootDocument``); its `keys` map ids to base64 text.
+    static var root: JSONKeySchema {
+        let role = JSONKeySchema.object(["keyids": .value, "threshold": .value])
+        return .object([
+            "version": .value, "expires": .value, "keys": .value,
+            "roles": .object(["root": role, "content": role, "timestamp": role]),
+        ])
+    }
+
     /// A DSSE envelope (``SignedEnvelope``).
     static var envelope: JSONKeySchema {
         .object([

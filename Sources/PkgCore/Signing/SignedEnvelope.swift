@@ -52,6 +52,15 @@ package struct SignedEnvelope: Codable, Sendable, Hashable {
             })
     }
 
+    /// This envelope with `key`'s signature added, in place of one `key` made before.
+    package func adding(signatureBy key: SigningKey) -> SignedEnvelope {
+        let message = Self.preAuthenticationEncoding(payloadType: payloadType, payload: payloadBytes)
+        var signed = self
+        signed.signatures.removeAll { $0.keyid == key.publicKey.id }
+        signed.signatures.append(Signature(keyid: key.publicKey.id, sig: Data(key.signature(for: message)).base64EncodedString()))
+        return signed
+    }
+
     /// The key ids its signatures name (not verified).
     package var keyIDs: [String] { signatures.map(\.keyid) }
 

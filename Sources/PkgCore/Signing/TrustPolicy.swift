@@ -25,15 +25,18 @@ public struct TrustPolicy: Sendable {
     /// (``openTimestamp(_:source:now:)``). They can sign nothing else: a manifest
     /// signed by a timestamp key alone is refused. None: no timestamp is read.
     public var timestampKeys: [TrustedKey]
+    /// How many distinct timestamp keys must sign a timestamp.
+    public var timestampThreshold: Int
 
     /// A policy trusting `trustedKeys` (none: unauthenticated), `threshold` of which
-    /// must sign, and requiring a timestamp by one of `timestampKeys` when there are any.
+    /// must sign, and requiring a timestamp by `timestampThreshold` of `timestampKeys` when there are any.
     public init(trustedKeys: [TrustedKey] = [], clockSkew: TimeInterval = 300, threshold: Int = 1,
-                timestampKeys: [TrustedKey] = []) {
+                timestampKeys: [TrustedKey] = [], timestampThreshold: Int = 1) {
         self.trustedKeys = trustedKeys
         self.clockSkew = clockSkew
         self.threshold = threshold
         self.timestampKeys = timestampKeys
+        self.timestampThreshold = timestampThreshold
     }
 
     /// Whether a timestamp is required.
@@ -64,7 +67,7 @@ public struct TrustPolicy: Sendable {
         try checkRoles()
         let payload = envelope.payloadBytes
         let signedBy = requiresSignature
-            ? try verifiedSigners(of: envelope, payload: payload, keys: trustedKeys, threshold: threshold,
+            ? try Self.verifiedSigners(of: envelope, payload: payload, keys: trustedKeys, threshold: threshold,
                                   what: "manifest \(source)", keyKind: "trusted key")
             : []
         do {
@@ -97,7 +100,7 @@ public struct TrustPolicy: Sendable {
                            + "is not \(Timestamp.payloadType)")
         }
         let payload = envelope.payloadBytes
-        _ = try verifiedSigners(of: envelope, payload: payload, keys: timestampKeys, threshold: 1,
+        _ = try Self.verifiedSigners(of: envelope, payload: payload, keys: timestampKeys, threshold: timestampThreshold,
                                 what: "timestamp \(source)", keyKind: "timestamp key")
         let timestamp = try Timestamp.parse(payload, source: source)
         if now.timeIntervalSince(timestamp.expires) > clockSkew {
@@ -114,6 +117,10 @@ public struct TrustPolicy: Sendable {
         guard (1...max(1, trustedKeys.count)).contains(threshold) else {
             throw PkgError(.invalidArgument, "threshold \(threshold) must be 1 to the number of trusted keys (\(trustedKeys.count))")
         }
+        guard (1...max(1, timestampKeys.count)).contains(timestampThreshold) else {
+            throw PkgError(.invalidArgument, "timestamp threshold \(timestampThreshold) must be 1 to the number of timestamp keys "
+                           + "(\(timestampKeys.count))")
+        }
         guard Set(trustedKeys).isDisjoint(with: timestampKeys) else {
             throw PkgError(.invalidArgument, "a key is both a trusted (content) key and a timestamp key; give each role its own key")
         }
@@ -125,28 +132,29 @@ public struct TrustPolicy: Sendable {
     /// Ids of the `keys` whose signatures verify, at least `threshold` distinct ones.
     /// Signatures by other keys are ignored (a rotation adds one), but a signature
     /// naming one of `keys` that does not verify refuses the document: it was
-    /// changed after signing. `what` names the document, `keyKind` the keys.
-    private func verifiedSigners(of envelope: SignedEnvelope, payload: [UInt8], keys: [TrustedKey], threshold: Int,
-                                 what: String, keyKind: String) throws -> [String] {
+    /// changed after signing. `what` names the document, `keyKind` the keys; refusals carry `code`.
+    static func verifiedSigners(of envelope: SignedEnvelope, payload: [UInt8], keys: [TrustedKey], threshold: Int,
+                                what: String, keyKind: String,
+                                code: PkgError.Code = .untrustedManifest) throws -> [String] {
         let message = SignedEnvelope.preAuthenticationEncoding(payloadType: envelope.payloadType, payload: payload)
         var verified: [String] = []
         for signature in envelope.signatures {
             guard let key = keys.first(where: { $0.id == signature.keyid }) else { continue }
             let bytes = (try? SignedEnvelope.decodeBase64(signature.sig)) ?? []
             guard key.isValidSignature(bytes, for: message) else {
-                throw PkgError(.untrustedManifest,
+                throw PkgError(code,
                                "\(what): signature by key \(key.shortID) does not verify (changed after signing?)")
             }
             if !verified.contains(key.id) { verified.append(key.id) }  // a key counts once toward the threshold
         }
         if !verified.isEmpty, verified.count < threshold {
-            throw PkgError(.untrustedManifest,
+            throw PkgError(code,
                            "\(what) is signed by \(verified.count) of the \(keyKind)s; \(threshold) must sign it "
                            + "(signed by: \(verified.map { String($0.prefix(16)) }.joined(separator: ", ")))")
         }
         guard !verified.isEmpty else {
             let signers = envelope.signatures.map { String($0.keyid.prefix(16)).escapedForMessage }
-            throw PkgError(.untrustedManifest,
+            throw PkgError(code,
                            "\(what) is not signed by a \(keyKind) (signed by: "
                            + "\(signers.isEmpty ? "none" : signers.joined(separator: ", ")); "
                            + "\(keyKind)s: \(keys.map(\.shortID).joined(separator: ", ")))")

@@ -55,6 +55,8 @@ public struct StoreLayout: Sendable, Hashable {
     public var manifestState: String { state + "/manifest.json" }
     /// `ROOT/state/trust.json`: the newest signed manifest accepted.
     public var trustState: String { state + "/trust.json" }
+    /// `ROOT/state/root.json`: the newest root of trust accepted (``RootUpdate``).
+    public var rootState: String { state + "/root.json" }
     /// `ROOT/state/holds.json`: held versions by package.
     public var holds: String { state + "/holds.json" }
     /// `ROOT/state/pending.json`: per package, the version installed and waiting for an activation window.

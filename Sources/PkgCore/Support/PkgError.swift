@@ -34,6 +34,7 @@ public struct PkgError: Error, Sendable, Hashable, CustomStringConvertible {
             case noManifest
             case downgrade
             case untrustedSigningKey
+            case untrustedRoot
         }
         let value: Value
 
@@ -86,6 +87,10 @@ public struct PkgError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A publishing command was given signing keys that include none of those that signed the
         /// document it replaces: devices that trust only those would refuse it.
         public static let untrustedSigningKey = Code(value: .untrustedSigningKey)
+        /// A root of trust (`--trusted-root`, or a newer one the origin published under
+        /// `roots/`) was refused: not signed by the keys it must be, not the next version,
+        /// expired, or malformed.
+        public static let untrustedRoot = Code(value: .untrustedRoot)
 
         /// The code's name, e.g. `unsafeEntry`.
         public var description: String { value.rawValue }

@@ -29,6 +29,9 @@ public struct Updater: Sendable {
     public var workers: Int
     /// Which manifests are accepted; by default any (unauthenticated).
     public var trust: TrustPolicy
+    /// The root of trust this device starts from; with one, ``trust`` comes from the newest
+    /// root the origin offers (``RootUpdate``) and may not list keys of its own.
+    public var trustedRoot: TrustedRoot?
     /// How a new version is switched in.
     public var activation: Activation
     /// The time against which manifest expiry is judged.
@@ -79,7 +82,7 @@ public struct Updater: Sendable {
                 jitter: TimeInterval = 0, maxManifestSize: Int = Updater.defaultMaxManifestSize,
                 timeLimit: TimeInterval? = nil, reporting: OutcomeReporting? = nil,
                 activationWindows: [ActivationWindow] = [], runtime: RuntimeVersion? = nil,
-                prefetch: UpdatePrefetch? = nil) {
+                prefetch: UpdatePrefetch? = nil, trustedRoot: TrustedRoot? = nil) {
         self.store = store
         self.manifestURL = manifestURL
         self.transfer = transfer
@@ -97,6 +100,7 @@ public struct Updater: Sendable {
         self.activationWindows = activationWindows
         self.runtime = runtime
         self.prefetch = prefetch
+        self.trustedRoot = trustedRoot
     }
 
     /// Runs the update under the store's lock (waiting for it, after calling
@@ -117,6 +121,16 @@ public struct Updater: Sendable {
         return report
     }
 
+    /// ``trust``, or with a ``trustedRoot`` what the newest root the origin offers trusts.
+    private func currentTrust(_ downloader: Downloader) throws -> TrustPolicy {
+        guard let trustedRoot else { return trust }
+        guard !trust.requiresSignature else {
+            throw PkgError(.invalidArgument, "a trusted root and trusted keys were both given; the root says which keys to trust")
+        }
+        return try RootUpdate(store: store, manifestURL: manifestURL, clock: clock, clockSkew: trust.clockSkew)
+            .newest(from: trustedRoot, downloader).policy(clockSkew: trust.clockSkew)
+    }
+
     private func runLocked(progress: @escaping @Sendable (UpdateEvent) -> Void) throws -> UpdateReport {
         try store.recover()
         let reverted = try store.revertUnconfirmedTrials(confirmedBy: .healthCheck).map(revertedOutcome)
@@ -125,14 +139,15 @@ public struct Updater: Sendable {
         if let timeLimit { transfer.deadline = Deadline(after: timeLimit) }
         let downloader = Downloader(options: transfer)
         let deviceID = try self.deviceID ?? store.deviceID()
-        let check = ManifestCheck(store: store, manifestURL: manifestURL, trust: trust, clock: clock,
-                                  maxManifestSize: maxManifestSize, runtime: runtime, deviceID: deviceID)
         let reporter = OutcomeReporter.make(reporting, store: store, manifestURL: manifestURL, caFile: transfer.caFile)
         // Spooled before the manifest is fetched: a rollback of a killed run is reported even
         // when this run goes no further.
         reporter?.spool(UpdateReport(manifest: .notModified, packages: [], removed: [], reverted: reverted), deviceID: deviceID)
         let opened: OpenedManifest, newValidators: HTTPValidators
         let manifestMeter = TransferMeter()
+        let check = ManifestCheck(store: store, manifestURL: manifestURL,
+                                  trust: try currentTrust(downloader.metered(by: manifestMeter, as: .manifest)),
+                                  clock: clock, maxManifestSize: maxManifestSize, runtime: runtime, deviceID: deviceID)
         switch try check.fetch(downloader.metered(by: manifestMeter, as: .manifest)) {
         case .notModified(let standing):
             reporter?.spoolSignals(store, deviceID: deviceID)

@@ -124,7 +124,13 @@ public struct PublishingFolder: Sendable {
             throw PkgError(.invalidArgument, "manifest \(manifestPath) is signed; changing it needs a signing key to keep it signed",
                            remedy: .signingKey)
         }
-        if let existing, let signer {
+        if let root = try newestRoot() {
+            guard let signer else {
+                throw PkgError(.invalidArgument, "\(rootsPath) holds a root of trust, so devices need manifest \(manifestPath) "
+                               + "signed by its content keys", remedy: .signingKey)
+            }
+            try SignerContinuity.check(signer.keys, meet: "content", of: root, document: "manifest \(manifestPath)")
+        } else if let existing, let signer {
             try SignerContinuity.check(signer.keys, signedNow: existing.signerIDs, document: "manifest \(manifestPath)")
         }
         var manifest = existing?.manifest ?? Manifest()

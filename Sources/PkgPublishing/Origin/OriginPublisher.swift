@@ -1,3 +1,4 @@
+import PkgCrypto
 import Glibc
 import PkgCore
 
@@ -5,7 +6,7 @@ import PkgCore
 /// an origin serves (nginx's root, a mounted bucket, an rsync staging tree), in the one order
 /// that never shows a device a manifest whose files are missing: every content-named file
 /// first (the manifest's snapshot among them, so the timestamp's name for it is there before
-/// the timestamp), then `timestamp.json`, then `manifest.json`. What
+/// the timestamp, and the roots of trust in `roots/`), then `timestamp.json`, then `manifest.json`. What
 /// ``PublishingFolder/publish(to:dryRun:verify:progress:)`` runs, holding the source's shared
 /// lock and the destination's exclusive one.
 ///
@@ -68,7 +69,7 @@ struct OriginPublisher {
                         references: references,
                         summary: PublishSummary(sequence: opened.isSigned ? opened.manifest.sequence : nil))
         plan.summary.external = references.external
-        for file in references.files {
+        for file in try rootFiles() + references.files {
             if let size = try file.existingSize(in: destination.root, verify: verify) {
                 plan.summary.skipped += 1
                 plan.summary.skippedBytes += size
@@ -138,6 +139,18 @@ struct OriginPublisher {
                 try? FileSystem.writeAtomically(old, to: destination.timestampPath)
             }
             throw error
+        }
+    }
+
+    /// The roots of trust of the source (`roots/N.json`), copied like content-named files: a root
+    /// is never rewritten, and the manifest a new root's keys signed must find it there.
+    private func rootFiles() throws -> [PublishedFile] {
+        try source.rootVersions().map { version in
+            let path = RootDocument.path(version: version)
+            guard let bytes = try PublishedFile.readRegularFile(source.path(path), limit: RootDocument.maxSize) else {
+                throw PkgError(.fileSystem, "\(source.path(path)): vanished while publishing")
+            }
+            return PublishedFile(path: path, sha256: SHA256.hash(data: bytes).hexString, size: UInt64(bytes.count))
         }
     }
 

@@ -34,7 +34,9 @@ public struct TimestampSigner: Sendable {
                 throw PkgError(.invalidArgument, "manifest \(folder.manifestPath) is not signed; a timestamp vouches only "
                                + "for a signed manifest (pkgctl sign)")
             }
-            if let current = try FileSystem.read(folder.timestampPath) {
+            if let root = try folder.newestRoot() {
+                try SignerContinuity.check(keys, meet: "timestamp", of: root, document: "timestamp \(folder.timestampPath)")
+            } else if let current = try FileSystem.read(folder.timestampPath) {
                 let signedNow = (try? SignedEnvelope.parse(current, source: folder.timestampPath, what: "timestamp").keyIDs) ?? []
                 try SignerContinuity.check(keys, signedNow: signedNow, document: "timestamp \(folder.timestampPath)")
             }

@@ -41,6 +41,7 @@ struct Setting: Sendable {
         Setting(key: "update.manifest", kind: .string, defaultText: nil),
         Setting(key: "update.ca-file", kind: .string, defaultText: nil),
         Setting(key: "update.trusted-key", kind: .strings, defaultText: "[] (manifests not authenticated)"),
+        Setting(key: "update.trusted-root", kind: .string, defaultText: nil),
         Setting(key: "update.timestamp-key", kind: .strings, defaultText: "[] (no timestamp read)"),
         Setting(key: "update.threshold", kind: .integer, defaultText: "\(UpdateSettings.Defaults.threshold)"),
         Setting(key: "update.device-id", kind: .string, defaultText: "a random id kept in the store"),

@@ -6,6 +6,8 @@ struct UpdateSettings {
     var manifest: String
     var caFile: String?
     var trustedKeys: [String]
+    /// The root of trust to start from (`--trusted-root`), instead of trusted keys.
+    var trustedRoot: String?
     var threshold: Int
     var timestampKeys: [String]
     var deviceID: String?
@@ -82,6 +84,7 @@ struct UpdateSettings {
         self.manifest = manifest
         caFile = try layers.string("update.ca-file")
         trustedKeys = try layers.strings("update.trusted-key") ?? []
+        trustedRoot = try layers.string("update.trusted-root")
         threshold = try layers.integer("update.threshold") ?? Defaults.threshold
         timestampKeys = try layers.strings("update.timestamp-key") ?? []
         deviceID = try layers.string("update.device-id")
@@ -132,6 +135,9 @@ struct UpdateSettings {
         guard stallTimeout >= 1 else { throw layers.invalid("update.stall-timeout", "must be at least 1 second") }
         guard minRate >= 1 else { throw layers.invalid("update.min-rate", "must be at least 1 byte per second") }
         guard maxManifestSize >= 1024 else { throw layers.invalid("update.max-manifest-size", "must be at least 1024 bytes") }
+        guard trustedRoot == nil || (trustedKeys.isEmpty && timestampKeys.isEmpty) else {
+            throw layers.invalid("update.trusted-root", "is given with trusted or timestamp keys; the root says which keys to trust")
+        }
         guard timestampKeys.isEmpty || !trustedKeys.isEmpty else {
             throw layers.invalid("update.timestamp-key", "needs trusted keys too: a timestamp vouches for a signed manifest")
         }
