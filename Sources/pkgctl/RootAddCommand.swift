@@ -13,6 +13,7 @@ struct RootAddCommand: ParsableCommand {
             OUT_DIR sign only with keys the root lists for the role.
 
             Examples:
+              # Add root 2, then ship it with the release it allows:
               pkgctl root add root-2.json out && pkgctl publish out /srv/pkgctl
             """)
 

@@ -12,9 +12,11 @@ struct RootCommand: ParsableCommand {
             each signs on its own machine (root sign). See docs/SIGNING.md.
 
             Examples:
+              # The first root, signed by the root key and added to the publishing folder:
               pkgctl root init root-1.json --root-key root.pub --content-key release.pub --timestamp-key online.pub
               pkgctl root sign root-1.json --key root.key
               pkgctl root add root-1.json out
+              # A new content key, with no change on any device:
               pkgctl root rotate out/roots/1.json --out root-2.json --content-key new.pub
             """,
         subcommands: [RootInitCommand.self, RootRotateCommand.self, RootSignCommand.self, RootAddCommand.self,

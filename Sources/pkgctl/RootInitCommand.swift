@@ -12,8 +12,8 @@ struct RootInitCommand: ParsableCommand {
             devices a copy as update --trusted-root. Refuses an existing FILE.
 
             Examples:
-              pkgctl root init root-1.json --root-key a.pub --root-key b.pub --root-threshold 2 \\
-                --content-key release.pub --timestamp-key online.pub
+              # Two root keys, both needed to sign a root; one content key:
+              pkgctl root init root-1.json --root-key a.pub --root-key b.pub --root-threshold 2 --content-key release.pub
             """)
 
     @Argument(help: ArgumentHelp("The root file to write.", valueName: "file"))

@@ -12,6 +12,7 @@ struct RootRotateCommand: ParsableCommand {
             stolen content key is rotated out this way: devices drop its sequence floor with it.
 
             Examples:
+              # Root 2: a new content key, the other roles as root 1 has them:
               pkgctl root rotate out/roots/1.json --out root-2.json --content-key new.pub
             """)
 

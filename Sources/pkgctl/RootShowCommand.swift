@@ -8,7 +8,12 @@ struct RootShowCommand: ParsableCommand {
         commandName: "show",
         abstract: "Print a root's version, expiry, roles and the keys that signed it.",
         discussion: """
+            Reads a root file (one a root command wrote, or roots/N.json of a publishing folder) and \
+            prints one line for the root, one per role with its threshold and key ids, and the ids of \
+            the keys that signed it so far; the signatures are not verified here (root add does).
+
             Examples:
+              # What root 2 says, and who signed it:
               pkgctl root show out/roots/2.json
             """)
 

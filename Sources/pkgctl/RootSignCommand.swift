@@ -11,6 +11,7 @@ struct RootSignCommand: ParsableCommand {
             FILE's root or, with --previous, of the root it follows.
 
             Examples:
+              # Root 2 signed by root 1's key (and, run again, by its own new root key):
               pkgctl root sign root-2.json --key old-root.key --previous out/roots/1.json
             """)
 

@@ -154,4 +154,19 @@ import Testing
         try SigningFixtures.editSignedManifest(in: originRoot, signer: try fixtures.signer("content2")) { _ in }
         #expect(try run(given, at: 0).succeeded)
     }
+
+    @Test func aStolenContentKeysFloorIsDroppedWithTheRootThatRotatesItOut() throws {
+        let given = try bootstrap()
+        // The thief signs the highest sequence there is with the stolen key, and devices take it.
+        try SigningFixtures.editSignedManifest(in: originRoot, signer: try fixtures.signer("content")) {
+            $0.sequence = Manifest.maxSequence - 1
+        }
+        #expect(try run(given, at: 0).succeeded)
+        // Recovery: root 2 rotates the key out; the publisher signs with the new key from a low sequence
+        // again, and the device takes it with no change of its own: the stolen key's floor went with it.
+        try serve(try root(2, rootKeys: ["rootA"], content: "content2"), signedBy: ["rootA"])
+        try SigningFixtures.editSignedManifest(in: originRoot, signer: try fixtures.signer("content2")) { $0.sequence = 1 }
+        #expect(try run(given, at: 0).succeeded)
+        #expect(try TrustState.load(store.layout)?.sequence == 2)
+    }
 }
