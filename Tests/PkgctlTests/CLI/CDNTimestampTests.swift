@@ -94,7 +94,8 @@ struct CDNTimestampTests {
         var refusals: [String] = []
         try release("1.0.0")
         try untilEveryDeviceRuns("1.0.0", refusals: &refusals)
-        let versions = ["1.1.0", "1.2.0"]
+        // One out-of-step publish under a sanitizer: the window is real time, whatever the build.
+        let versions = Sanitizer.isActive ? ["1.1.0"] : ["1.1.0", "1.2.0"]
         for version in versions {
             try staggerTheCache()
             try release(version)
@@ -114,12 +115,16 @@ struct CDNTimestampTests {
     func aDeviceOfThePreviousReleaseUpdatesFromThisPublisher() throws {
         let previous = try #require(ProcessInfo.processInfo.environment["PKGCTL_PREVIOUS"])
         var refusals: [String] = []
-        for version in ["1.0.0", "1.1.0", "1.2.0"] {
+        try release("1.0.0")
+        try untilEveryDeviceRuns("1.0.0", executable: previous, refusals: &refusals)
+        for version in ["1.1.0", "1.2.0"] {
+            try staggerTheCache()
             try release(version)
             try untilEveryDeviceRuns(version, executable: previous, refusals: &refusals)
         }
-        // What such a device did before snapshots too: refuse a run that read the two out of step.
-        print("a device of the previous release: \(refusals.count) runs refused through Varnish")
+        // What such a device did before snapshots too: refuse a run that read the two out of step
+        // (the runs this suite's other test makes without a refusal), then go on.
+        print("devices of the previous release: \(refusals.count) runs refused through Varnish")
         #expect(refusals.allSatisfy { $0.contains("is not the one timestamp.json names") }, "\(refusals)")
     }
 }
