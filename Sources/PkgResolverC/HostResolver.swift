@@ -48,8 +48,8 @@ final class HostResolver: Sendable {
         counters.add(started: 1)
         unstopped.withLock { $0[ObjectIdentifier(handle)] = handle }
         if offline, plan(for: task.request).source == Int32(PKGCTL_SOURCE_OFFLINE.rawValue) {
-            let url = task.request.url.escapedForMessage
-            queue.execute { task.end(PKGCTL_ERR_OFFLINE, message: "\(url) is in no installed package (offline)") }
+            let message = ResolutionPlan.offlineMiss(url: task.request.url)
+            queue.execute { task.end(PKGCTL_ERR_OFFLINE, message: message) }
             return
         }
         resolver.start(task, delivery: delivery)

@@ -64,7 +64,7 @@ extension PreviewHandler {
     private func notFoundMessage(for request: ResourceRequest, isRouted: Bool, referer: String?) -> String {
         let url = request.url.escapedForMessage
         let missing = resolver.servedFolder.map { "\(url) is not in the build folder \($0.escapedForMessage)" }
-            ?? "\(url) is in no installed package (offline)"
+            ?? ResolutionPlan.offlineMiss(url: request.url)
         guard !isRouted, let advice = basePathAdvice.advice(for: request, referer: referer, resolver: resolver) else {
             return missing
         }

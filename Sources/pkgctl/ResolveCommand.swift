@@ -15,7 +15,9 @@ struct ResolveCommand: AsyncParsableCommand {
             overlay), or the upstream URL a miss goes to and where it would be written through.
 
             With --fetch, the request is made as the web view's would be, and its status and byte count \
-            are printed; exits 1 when it fails or has no answer within 120 s.
+            are printed; exits 1 when it fails or has no answer within 120 s. With --offline, it answers as \
+            an app's offline resolver does: a request no package or cached answer holds goes to no origin \
+            and, with --fetch, fails with the offline message (exit 1).
 
             Examples:
               # Which file answers the app's start page:
@@ -23,6 +25,8 @@ struct ResolveCommand: AsyncParsableCommand {
               # Fetch a file the package lacks from a local origin:
               pkgctl resolve app://www.example.com/app/late.js \\
                 --upstream http://127.0.0.1:8081 --fetch
+              # What an app started with no network gets for it:
+              pkgctl resolve app://www.example.com/app/late.js --offline --fetch
             """)
 
     @OptionGroup var store: StoreOptions
@@ -32,6 +36,9 @@ struct ResolveCommand: AsyncParsableCommand {
 
     @Option(help: "Accept header of the request.")
     var accept: String?
+
+    @Flag(help: "Answer as an offline app's resolver would: what no package or cached answer holds goes to no origin.")
+    var offline = false
 
     @Option(help: "HTTP method.")
     var method: String = "GET"
@@ -53,11 +60,17 @@ struct ResolveCommand: AsyncParsableCommand {
         if let file = plan.localFile {
             print("local:    \(file)\(plan.fromOverlay ? " (overlay)" : "")")
         }
-        if let upstreamURL = plan.upstreamURL {
+        if let upstreamURL = plan.upstreamURL, offline {
+            print("offline:  in no package and no cached answer; the origin (\(upstreamURL)) is not asked")
+        } else if let upstreamURL = plan.upstreamURL {
             print("upstream: \(upstreamURL)")
             print("overlay:  \(plan.overlayPath ?? "never written through")")
         }
         guard fetch else { return }
+        if offline, plan.upstreamURL != nil {
+            Output.printError(ResolutionPlan.offlineMiss(url: url))
+            throw ExitCode.failure
+        }
         let task = CommandTask(request)
         resolver.start(task)
         guard task.finished.wait(timeout: .now() + 120) == .success else {

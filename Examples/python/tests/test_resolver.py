@@ -54,6 +54,17 @@ def test_an_origin_answer_is_written_through_and_read_from_disk_next_time():
     again.close()  # the test that runs pytest checks nginx was asked once
 
 
+def test_a_store_path_that_does_not_exist_is_refused_and_nothing_is_made(tmp_path):
+    missing = tmp_path / "no" / "such" / "store"
+    try:
+        pkgctl_resolver.Resolver(str(missing), offline=True)
+    except OSError as error:
+        assert str(error) == f"store {missing} does not exist; pkgctl update creates a store (is the path right?)"
+    else:
+        raise AssertionError("a missing store was accepted")
+    assert not (tmp_path / "no").exists()
+
+
 def test_offline_a_miss_ends_with_the_offline_result():
     resolver = pkgctl_resolver.Resolver(STORE, upstream=UPSTREAM, offline=True)
     status, body, (result, message) = fetch(resolver, "app://www.example.com/app/nowhere.js")

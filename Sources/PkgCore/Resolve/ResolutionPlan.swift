@@ -17,4 +17,11 @@ public struct ResolutionPlan: Sendable {
     public var overlayPath: String?
     /// Whether concurrent identical misses would share one fetch.
     public var coalesced: Bool
+
+    /// What an offline host says of a request no package or cached answer holds (`url` as the
+    /// request gave it): the C ABI's `PKGCTL_ERR_OFFLINE` message, `pkgctl serve --offline`'s 404
+    /// body, `pkgctl resolve --offline`.
+    public static func offlineMiss(url: String) -> String {
+        "\(url.escapedForMessage) is in no installed package (offline)"
+    }
 }

@@ -59,8 +59,11 @@ public final class Resolver: Sendable {
 
     /// A resolver over `store`; creates `ROOT/cache` when missing. Its metrics (origin fetches,
     /// coalesced waiters, write-through commits, tasks) go to the swift-metrics backend
-    /// bootstrapped before this call, if any.
+    /// bootstrapped before this call, if any. Throws ``PkgError/Code/fileSystem`` when the store's
+    /// root is not a directory: a typo in its path must not become a new, empty store that serves
+    /// nothing (only `pkgctl update` creates a store); nothing is created then.
     public convenience init(store: PackageStore, configuration: ResolverConfiguration = ResolverConfiguration()) throws {
+        try Self.checkExists(store)
         try self.init(store: store, routes: try RouteTable.load(from: store), servesFolder: false,
                       configuration: configuration)
     }
@@ -81,6 +84,21 @@ public final class Resolver: Sendable {
                                 packagesStamp: -1)
         try self.init(store: PackageStore(root: cacheDirectory), routes: routes, servesFolder: true,
                       configuration: configuration)
+    }
+
+    /// Refuses a store root that does not exist or is not a directory, naming it.
+    private static func checkExists(_ store: PackageStore) throws {
+        let root = store.layout.root
+        var info = stat()
+        guard stat(root, &info) == 0 else {
+            let error = errno
+            throw PkgError(.fileSystem, error == ENOENT
+                           ? "store \(root) does not exist; pkgctl update creates a store (is the path right?)"
+                           : "store \(root): \(String(cString: strerror(error)))", errno: error)
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw PkgError(.fileSystem, "store \(root) is not a directory", errno: ENOTDIR)
+        }
     }
 
     private init(store: PackageStore, routes: RouteTable, servesFolder: Bool, configuration: ResolverConfiguration) throws {

@@ -48,7 +48,9 @@ struct RootUpdate {
         try ManifestEntry.resolve(RootDocument.path(version: version), relativeTo: manifestURL)
     }
 
-    /// Root `version`'s bytes from the origin; nil when it has none (404, or no such file).
+    /// Root `version`'s bytes from the origin; nil when it has none: 404, no such file, or 403, which
+    /// is what an S3 bucket answers for a missing key to a client that may not list it (python-tuf
+    /// reads both as the end of the chain too).
     private func fetch(version: UInt64, _ downloader: Downloader) throws -> [UInt8]? {
         let url = try url(version: version)
         if url.hasPrefix("file://") {
@@ -60,7 +62,7 @@ struct RootUpdate {
                                httpStatus: 304)
             }
             return body
-        } catch let error as PkgError where error.httpStatus == 404 {
+        } catch let error as PkgError where error.httpStatus == 404 || error.httpStatus == 403 {
             return nil
         }
     }

@@ -204,7 +204,7 @@ import Testing
                                 "PKGCTL_RESOLVER_LIBRARY": folder + "/libpkgctl-resolver.so.0",
                                 "PYTHONDONTWRITEBYTECODE": "1", "PYTHONMALLOC": "malloc",
                             ]) { $1 },
-                            passed: "6 passed")
+                            passed: "7 passed")
         let found = (try? FileManager.default.contentsOfDirectory(atPath: reports)) ?? []
         let text = found.map { (try? String(contentsOfFile: reports + "/" + $0, encoding: .utf8)) ?? $0 }.joined(separator: "\n")
         #expect(found.isEmpty, "sanitizer reports: \(text.prefix(4000))")
@@ -217,7 +217,7 @@ import Testing
                                              BundleFixtures.repository + "/Examples/python/tests"],
                             origin: try bindingOrigin(),
                             environment: ["PKGCTL_RESOLVER_LIBRARY": lib + "/libpkgctl-resolver.so.0", "PYTHONDONTWRITEBYTECODE": "1"],
-                            passed: "6 passed")
+                            passed: "7 passed")
     }
 
     @Test func theRustBindingPassesItsTestsAgainstNginx() throws {
@@ -230,7 +230,17 @@ import Testing
                             ["test", "--offline", "--quiet", "--manifest-path", crate],
                             origin: try bindingOrigin(),
                             environment: ["PKGCTL_RESOLVER_LIB_DIR": lib, "CARGO_TARGET_DIR": temp.path("cargo-target")],
-                            passed: "5 passed")
+                            passed: "6 passed")
+    }
+
+    @Test func aCHostGivenAStorePathThatDoesNotExistIsRefusedAndNothingIsMade() throws {
+        let host = try buildHost()
+        let missing = temp.path("no/such/store")
+        let run = try runHost(host, [missing, "http://127.0.0.1:9", "offline", "app://www.example.com/app/index.html"])
+        #expect(run.status != 0)
+        #expect(run.stderr.contains("create: store \(missing) does not exist; pkgctl update creates a store (is the path right?)"),
+                "\(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: temp.path("no")), "nothing created")
     }
 
     @Test func offlineAMissEndsWithTheOfflineResultAndNoFetch() throws {

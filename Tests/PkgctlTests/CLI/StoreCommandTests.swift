@@ -91,6 +91,18 @@ import Testing
         #expect(eventually { (try? FileSystem.read(root + "/cache/demo@1.0.0/www.example.com/app/late.js")) == Array("late()".utf8) })
         #expect(try PkgctlProcess.run(arguments).stdout.contains("(overlay)"))
 
+        // Offline, as an app started without network: the origin is not asked, and a fetch fails
+        // with the offline message (the overlay's copy of late.js still answers).
+        let offline = try PkgctlProcess.run(["resolve", "--root", root, "app://www.example.com/app/none.js", "--offline",
+                                             "--upstream", nginx.baseURL])
+        #expect(offline.stdout.contains("offline:  in no package and no cached answer; the origin (\(nginx.baseURL)/app/none.js) "
+                                        + "is not asked\n") && !offline.stdout.contains("upstream:"), "\(offline.stdout)")
+        let offlineFetch = try PkgctlProcess.run(["resolve", "--root", root, "app://www.example.com/app/none.js", "--offline",
+                                                  "--upstream", nginx.baseURL, "--fetch"])
+        #expect(offlineFetch.status == 1)
+        #expect(offlineFetch.stderr == "pkgctl: app://www.example.com/app/none.js is in no installed package (offline)\n")
+        #expect(try PkgctlProcess.run(arguments + ["--offline", "--fetch"]).stdout.hasSuffix("status:   200\nbytes:    6\n"))
+
         let failing = try PkgctlProcess.run(["resolve", "--root", root, "app://www.example.com/app/none.js",
                                              "--upstream", "http://127.0.0.1:1", "--fetch"])
         #expect(failing.status == 1)

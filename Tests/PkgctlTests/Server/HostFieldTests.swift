@@ -61,7 +61,7 @@ import Testing
     /// 400 at once, and so does serve, instead of waiting for the body (RFC 9112 §3.2).
     @Test func aRequestWithoutHostIsRefusedBeforeItsBodyIsRead() throws {
         let temp = try TemporaryDirectory()
-        let resolver = try Resolver(store: PackageStore(root: temp.path + "/store"))
+        let resolver = try Resolver(store: PackageStore(root: try temp.makeDirectory("store")))
         let server = PreviewServer(resolver: resolver, configuration: PreviewServerConfiguration(
             port: 0, defaultHost: "www.example.com", offline: true))
         let port = try #require(try server.start().port)

@@ -22,7 +22,7 @@ struct SlowClientTests {
         let expected = SHA256.hash(data: content).hexString
         let origin = try NginxOrigin(root: site.path)
         let (server, out, _) = try PkgctlProcess.start([
-            "serve", "--root", temp.path + "/store", "--port", "0", "--default-host", "www.example.com",
+            "serve", "--root", try temp.makeDirectory("store"), "--port", "0", "--default-host", "www.example.com",
             "--upstream", origin.baseURL, "--quiet",
         ])
         defer { if server.isRunning { server.terminate() } }

@@ -71,6 +71,17 @@ fn an_origin_answer_is_written_through_and_read_from_disk_next_time() {
 }
 
 #[test]
+fn a_store_path_that_does_not_exist_is_refused_and_nothing_is_made() {
+    let parent = std::env::temp_dir().join(format!("pkgctl-missing-store-{}", std::process::id()));
+    let missing = parent.join("no/such/store");
+    let refused = Resolver::new(&Options { offline: true, ..Options::store(missing.to_str().unwrap()) })
+        .err()
+        .unwrap_or_default();
+    assert_eq!(refused, format!("store {} does not exist; pkgctl update creates a store (is the path right?)", missing.display()));
+    assert!(!parent.exists(), "nothing created");
+}
+
+#[test]
 fn offline_a_miss_ends_offline_and_a_bad_store_is_refused() {
     let resolver = Resolver::new(&Options { offline: true, ..options() }).unwrap();
     let (status, _, end) = fetch(&resolver, "app://www.example.com/app/nowhere.js");

@@ -76,7 +76,8 @@ enum pkgctl_result {
 typedef struct pkgctl_resolver_options {
     /** sizeof(pkgctl_resolver_options), so later versions can add fields. Required. */
     uint32_t struct_size;
-    /** The store's root directory (as `pkgctl update --root`). Required. */
+    /** The store's root directory (as `pkgctl update --root`). Required, and it must exist: create
+     *  refuses one that does not, naming it, and makes nothing (only `pkgctl update` creates a store). */
     const char *store_root;
     /** Base URL replacing https://HOST for origin fallbacks (e.g. "http://127.0.0.1:8080"); NULL: https://HOST. */
     const char *upstream;
