@@ -47,9 +47,7 @@ package struct SignedEnvelope: Codable, Sendable, Hashable {
         return SignedEnvelope(
             payloadType: payloadType,
             payload: Data(payload).base64EncodedString(),
-            signatures: keys.map { key in
-                Signature(keyid: key.publicKey.id, sig: Data(key.signature(for: message)).base64EncodedString())
-            })
+            signatures: keys.map { Signature(by: $0, of: message) })
     }
 
     /// This envelope with `key`'s signature added, in place of one `key` made before.
@@ -57,7 +55,7 @@ package struct SignedEnvelope: Codable, Sendable, Hashable {
         let message = Self.preAuthenticationEncoding(payloadType: payloadType, payload: payloadBytes)
         var signed = self
         signed.signatures.removeAll { $0.keyid == key.publicKey.id }
-        signed.signatures.append(Signature(keyid: key.publicKey.id, sig: Data(key.signature(for: message)).base64EncodedString()))
+        signed.signatures.append(Signature(by: key, of: message))
         return signed
     }
 
@@ -109,5 +107,12 @@ package struct SignedEnvelope: Codable, Sendable, Hashable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return Array(try encoder.encode(self)) + [UInt8(ascii: "\n")]
+    }
+}
+
+extension SignedEnvelope.Signature {
+    /// `key`'s signature of `message` (the pre-authentication encoding), as an envelope lists it.
+    init(by key: SigningKey, of message: [UInt8]) {
+        self.init(keyid: key.publicKey.id, sig: Data(key.signature(for: message)).base64EncodedString())
     }
 }

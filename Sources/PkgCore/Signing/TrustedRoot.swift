@@ -20,13 +20,18 @@ public struct TrustedRoot: Sendable {
     /// Reads the root a device starts from: a root signed by a threshold of its own root keys.
     /// Its expiry is judged later, on the newest root a run reaches (``RootUpdate``).
     public init(file path: String) throws {
+        try self.init(selfSigned: try Self.read(file: path), source: path)
+    }
+
+    /// The bytes of the root file `path`, refused when it is missing or past ``RootDocument/maxSize``.
+    package static func read(file path: String) throws -> [UInt8] {
         guard let bytes = try FileSystem.read(path, limit: RootDocument.maxSize + 1) else {
             throw PkgError(.untrustedRoot, "root \(path): no such file")
         }
         guard bytes.count <= RootDocument.maxSize else {
             throw PkgError(.untrustedRoot, "root \(path): larger than \(RootDocument.maxSize) bytes")
         }
-        try self.init(selfSigned: bytes, source: path)
+        return bytes
     }
 
     /// `bytes` as a root that needs only its own root keys (given, or kept by this store).

@@ -65,10 +65,7 @@ struct ManifestCheck {
         let url = try ManifestEntry.resolve(Timestamp.snapshot(manifestSHA256: timestamp.manifestSHA256), relativeTo: manifestURL)
         let body: [UInt8]
         do {
-            guard case .fetched(let bytes, _) = try downloader.fetch(url, validators: nil, maxBytes: maxManifestSize) else {
-                throw Self.unaskedNotModified(url)
-            }
-            body = bytes
+            body = try downloader.fetchBody(url, maxBytes: maxManifestSize)
         } catch let error as PkgError where error.httpStatus == 404 {
             throw PkgError(.untrustedManifest, outOfStep + ", and the origin has no \(url); "
                            + "the publisher must renew the timestamp after signing")
@@ -110,10 +107,7 @@ struct ManifestCheck {
     /// the manifest is current) and checked against the timestamp keys.
     private func fetchTimestamp(_ downloader: Downloader) throws -> Timestamp {
         let url = try ManifestEntry.resolve(Timestamp.fileName, relativeTo: manifestURL)
-        guard case .fetched(let body, _) = try downloader.fetch(url, validators: nil, maxBytes: Timestamp.maxSize) else {
-            throw Self.unaskedNotModified(url)
-        }
-        return try trust.openTimestamp(body, source: url, now: clock())
+        return try trust.openTimestamp(try downloader.fetchBody(url, maxBytes: Timestamp.maxSize), source: url, now: clock())
     }
 
     /// Refuses a 304 that cannot stand for the manifest: one answering a request that
@@ -127,12 +121,7 @@ struct ManifestCheck {
                            + "the publisher must re-sign it (pkgctl sign)")
         }
         guard conditional else {
-            throw Self.unaskedNotModified(manifestURL)
+            throw Downloader.unaskedNotModified(manifestURL)
         }
-    }
-
-    /// The error for a 304 to a request that asked nothing: it stands for no manifest.
-    private static func unaskedNotModified(_ url: String) -> PkgError {
-        PkgError(.httpStatus, "GET \(url): HTTP 304 Not Modified to a request that was not conditional", httpStatus: 304)
     }
 }

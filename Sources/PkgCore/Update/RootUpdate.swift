@@ -57,11 +57,7 @@ struct RootUpdate {
             guard FileSystem.exists(String(url.dropFirst("file://".count))) else { return nil }
         }
         do {
-            guard case .fetched(let body, _) = try downloader.fetch(url, validators: nil, maxBytes: RootDocument.maxSize) else {
-                throw PkgError(.httpStatus, "GET \(url): HTTP 304 Not Modified to a request that was not conditional",
-                               httpStatus: 304)
-            }
-            return body
+            return try downloader.fetchBody(url, maxBytes: RootDocument.maxSize)
         } catch let error as PkgError where error.httpStatus == 404 || error.httpStatus == 403 {
             return nil
         }

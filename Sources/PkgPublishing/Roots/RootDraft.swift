@@ -25,13 +25,7 @@ public struct RootDraft: Sendable {
 
     /// The root in `path`, signed or not.
     public init(file path: String) throws {
-        guard let bytes = try FileSystem.read(path, limit: RootDocument.maxSize + 1) else {
-            throw PkgError(.untrustedRoot, "root \(path): no such file")
-        }
-        guard bytes.count <= RootDocument.maxSize else {
-            throw PkgError(.untrustedRoot, "root \(path): larger than \(RootDocument.maxSize) bytes")
-        }
-        (document, envelope) = try TrustedRoot.open(bytes, source: path)
+        (document, envelope) = try TrustedRoot.open(try TrustedRoot.read(file: path), source: path)
     }
 
     /// The envelope's bytes, as `roots/N.json` holds them.

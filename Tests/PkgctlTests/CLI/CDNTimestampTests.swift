@@ -33,10 +33,7 @@ struct CDNTimestampTests {
         keys = temp.path + "/keys"
         origin = try NginxOrigin(root: dest, accessLog: true, originConfig: true)
         cdn = try VarnishCache(originPort: origin.port)
-        for name in ["content", "online"] {
-            let made = try PkgctlProcess.run(["keygen", "--out", keys, "--name", name])
-            try #require(made.status == 0, "\(made.stderr)")
-        }
+        try PkgctlProcess.keygen(["content", "online"], in: keys)
     }
 
     /// Packs `version` signed by the content key, timestamps it with the online key and publishes.

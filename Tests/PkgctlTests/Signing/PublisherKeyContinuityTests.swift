@@ -16,10 +16,7 @@ import Testing
         temp = try TemporaryDirectory()
         out = try temp.makeDirectory("out")
         keys = temp.path + "/keys"
-        for name in ["release", "staging", "new", "online", "other"] {
-            let made = try PkgctlProcess.run(["keygen", "--out", keys, "--name", name])
-            try #require(made.status == 0, "\(made.stderr)")
-        }
+        try PkgctlProcess.keygen(["release", "staging", "new", "online", "other"], in: keys)
     }
 
     private func key(_ name: String) -> String { keys + "/" + name + ".key" }

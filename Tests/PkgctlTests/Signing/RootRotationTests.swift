@@ -21,10 +21,7 @@ import Testing
         dest = try temp.makeDirectory("dest")
         keys = temp.path + "/keys"
         origin = try NginxOrigin(root: dest)
-        for name in ["root", "content1", "content2", "content3", "online1", "online2"] {
-            let made = try PkgctlProcess.run(["keygen", "--out", keys, "--name", name])
-            try #require(made.status == 0, "\(made.stderr)")
-        }
+        try PkgctlProcess.keygen(["root", "content1", "content2", "content3", "online1", "online2"], in: keys)
     }
 
     func key(_ name: String) -> String { keys + "/" + name + ".key" }

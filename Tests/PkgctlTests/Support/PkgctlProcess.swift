@@ -49,6 +49,14 @@ struct PkgctlProcess {
                       stderr: stderrText)
     }
 
+    /// Makes `DIRECTORY/NAME.key` and `NAME.pub` for each of `names` with `pkgctl keygen`.
+    static func keygen(_ names: [String], in directory: String) throws {
+        for name in names {
+            let made = try run(["keygen", "--out", directory, "--name", name])
+            try #require(made.status == 0, "keygen \(name): \(made.stderr)")
+        }
+    }
+
     /// The first line `pipe` carries within `timeout` (a server's banner).
     static func firstLine(of pipe: Pipe, timeout: TimeInterval) throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
