@@ -8,7 +8,8 @@ struct StatusCommand: AsyncParsableCommand {
         discussion: """
             For each package with an active version: the version and its directory, the versions retained \
             beside it, its held versions (rolled back, or failed a health check), the version on trial while \
-            a health check runs, and a version waiting for an activation window. Then the newest signed \
+            a health check runs or its launches settle it (with its clean and bad launches so far), and a \
+            version waiting for an activation window. Then the newest signed \
             manifest the store accepted: its sequence and expiry, EXPIRED once past it. With --runtime (or \
             update.runtime in the config), an active version whose runtime range excludes the host app's \
             version is flagged INCOMPATIBLE.
@@ -25,7 +26,7 @@ struct StatusCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
-    @Flag(help: ArgumentHelp("Print {\"packages\":[{\"name\",\"version\",\"path\",\"retained\",\"routes\",\"held\",\"trial\",\"pending\","
+    @Flag(help: ArgumentHelp("Print {\"packages\":[{\"name\",\"version\",\"path\",\"retained\",\"routes\",\"held\",\"trial\":{\"version\",\"confirmedBy\",\"previous\",\"launches\":{\"clean\",\"bad\",\"confirmAfter\",\"revertAfter\",\"lastProblem\"}},\"pending\","
           + "\"runtime\",\"incompatible\"}],\"notServed\":[{\"name\",\"version\",\"range\",\"runtime\"}],"
           + "\"manifest\":{\"sequence\",\"expires\",\"expired\"}} on stdout."))
     var json = false
@@ -42,13 +43,31 @@ struct StatusCommand: AsyncParsableCommand {
             var retained: [String]
             var routes: [String]
             var held: [String]
-            var trial: String?
+            /// The version on trial, absent when none is.
+            var trial: Trial?
             /// A version installed and waiting for an activation window.
             var pending: String?
             /// The host runtimes the active version was published for; nil: any.
             var runtime: String?
             /// Whether that range excludes the host's runtime (the next update leaves the version).
             var incompatible: Bool
+        }
+        /// A version on trial: who settles it, and for a trial by launches, its launches so far.
+        struct Trial: Encodable {
+            var version: String
+            /// `healthCheck`, `app` or `launches`.
+            var confirmedBy: String
+            var previous: String?
+            /// For a trial by launches: clean and bad launches, and how many settle it.
+            var launches: Launches?
+        }
+        struct Launches: Encodable {
+            var clean: Int
+            var bad: Int
+            var confirmAfter: Int
+            var revertAfter: Int
+            /// The last bad launch's problem, in words.
+            var lastProblem: String?
         }
         /// The newest signed manifest accepted; absent when none was.
         struct Manifest: Encodable {
@@ -67,6 +86,18 @@ struct StatusCommand: AsyncParsableCommand {
             var range: String
             var runtime: String
         }
+    }
+
+    /// The trial of `name`, with its launches for a trial by launches.
+    private static func trial(of name: String, in store: PackageStore) throws -> Listing.Trial? {
+        guard let trial = try store.trial(of: name) else { return nil }
+        let launches = try trial.rule.map { rule in
+            let tally = try store.launchTally(of: name, version: trial.version) ?? LaunchTally()
+            return Listing.Launches(clean: tally.clean, bad: tally.bad, confirmAfter: rule.confirmAfter,
+                                    revertAfter: rule.revertAfter, lastProblem: tally.lastProblem?.summary)
+        }
+        return Listing.Trial(version: trial.version, confirmedBy: trial.confirmedBy.rawValue, previous: trial.previous,
+                             launches: launches)
     }
 
     func run() async throws {
@@ -88,7 +119,7 @@ struct StatusCommand: AsyncParsableCommand {
                 let entry = try store.record(of: $0.name, version: $0.version)?.entry
                 return .init(name: $0.name, version: $0.version, path: $0.directory, retained: $0.retainedVersions,
                              routes: $0.routes, held: try store.heldVersions(of: $0.name),
-                             trial: try store.trial(of: $0.name)?.version, pending: try store.pendingVersion(of: $0.name),
+                             trial: try Self.trial(of: $0.name, in: store), pending: try store.pendingVersion(of: $0.name),
                              runtime: entry?.runtime, incompatible: !(entry?.fits(hostRuntime) ?? true))
             }, notServed: notServed, manifest: manifest)
         }
@@ -100,6 +131,11 @@ struct StatusCommand: AsyncParsableCommand {
         for package in listing.packages {
             print("\(package.name) \(package.version)\(package.trial == nil ? "" : " (on trial)")  \(package.path)")
             print("  retained: \(package.retained.joined(separator: ", "))")
+            if let launches = package.trial?.launches {
+                print("  trial: \(launches.clean) of \(launches.confirmAfter) clean launches to confirm, "
+                      + "\(launches.bad) of \(launches.revertAfter) bad to revert"
+                      + (launches.lastProblem.map { " (last: \($0))" } ?? ""))
+            }
             if !package.held.isEmpty { print("  held: \(package.held.joined(separator: ", "))") }
             if let pending = package.pending { print("  pending: \(pending) (installed; activates inside an activation window)") }
             if let range = package.runtime {

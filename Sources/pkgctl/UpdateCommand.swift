@@ -69,6 +69,18 @@ struct UpdateCommand: AsyncParsableCommand {
             + "failing or timing out switches back and holds the version.", valueName: "cmd"))
     var healthCheck: String?
 
+    @Option(name: .customLong("confirm-after-launches"), help: ArgumentHelp(
+        "Switch a new version in on trial and confirm it after N clean launches: the resolvers serving it "
+            + "count the pages it answers and the scripts and stylesheets it lacks "
+            + "(default \(LaunchTrialRule.defaultConfirmAfter) when only --revert-after-bad-launches is given).",
+        valueName: "n"))
+    var confirmAfterLaunches: Int?
+
+    @Option(name: .customLong("revert-after-bad-launches"), help: ArgumentHelp(
+        "Switch back from a version on trial and hold it after N bad launches "
+            + "(default \(LaunchTrialRule.defaultRevertAfter) when only --confirm-after-launches is given).", valueName: "n"))
+    var revertAfterBadLaunches: Int?
+
     @Option(name: .customLong("health-timeout"),
             help: ArgumentHelp("Seconds the health check may run (default: \(DecimalText.tenths(UpdateSettings.Defaults.healthTimeout, droppingZeroTenth: true))).", valueName: "seconds"))
     var healthTimeout: Double?
@@ -176,6 +188,8 @@ struct UpdateCommand: AsyncParsableCommand {
         flags.set("update.max-manifest-size", maxManifestSize)
         flags.set("update.health-check", healthCheck)
         flags.set("update.health-timeout", healthTimeout)
+        flags.set("update.confirm-after-launches", confirmAfterLaunches)
+        flags.set("update.revert-after-bad-launches", revertAfterBadLaunches)
         flags.set("update.device-id", deviceID)
         flags.set("update.jitter", jitter)
         flags.set("update.keep", keep)
@@ -228,9 +242,7 @@ struct UpdateCommand: AsyncParsableCommand {
             limits: settings.limits,
             keep: settings.keep,
             trust: trust,
-            activation: settings.healthCheck.map {
-                .healthCheck(HealthCheck(command: $0, timeout: settings.healthTimeout))
-            } ?? .immediate,
+            activation: settings.activation,
             deviceID: settings.deviceID, jitter: settings.jitter, maxManifestSize: settings.maxManifestSize,
             timeLimit: settings.deadline,
             reporting: settings.report ? OutcomeReporting(url: settings.reportURL, client: Pkgctl.configuration.version)

@@ -11,7 +11,8 @@
 /// `d` the device's ``DevicePseudonym`` for this release, `v` pkgctl's version; for `serving`,
 /// `n` and `o`: the release's ``ServingSignals`` totals on the device (404s inside the app,
 /// origin fallbacks); for an install or a failure, `b`: the bytes the run fetched for the release
-/// (``PackageTransfer/bytes``). Nothing else about the device is sent (no id, no path, no URL, no error text).
+/// (``PackageTransfer/bytes``); for a trial by launches settled (`confirmed`, `reverted`), `s`: the
+/// served tree's digest, and for a revert `c` its reason and `n` the missing files. Nothing else about the device is sent (no id, no path, no URL, no error text).
 public struct OutcomeReport: Sendable, Hashable, Codable {
     /// What happened to the release on the device.
     public enum Outcome: String, Sendable, Hashable, Codable, CaseIterable {
@@ -22,6 +23,11 @@ public struct OutcomeReport: Sendable, Hashable, Codable {
         case pending
         /// No release of the package fits the device's host runtime; the report names the newest.
         case incompatible
+        /// The release's trial by launches confirmed it (`s`: the served tree's digest).
+        case confirmed
+        /// The release's trial by launches switched back from it and held it (`c`: the
+        /// ``LaunchProblem/Reason``; `n`: the missing files of its last bad launch; `s`).
+        case reverted
     }
 
     /// The package.
@@ -44,6 +50,9 @@ public struct OutcomeReport: Sendable, Hashable, Codable {
     /// For an install, an upgrade, a downgrade or a failure: the bytes the run fetched for the
     /// release (``PackageTransfer/bytes``); nil when the report does not say.
     public var bytes: UInt64?
+    /// For `.confirmed` and `.reverted`: the first 16 hex digits of the served tree's
+    /// ``FileIndex/treeDigest``, to compare with the tree the publisher released.
+    public var servedDigest: String?
     /// The device's pseudonym for this release.
     public var device: String
     /// The reporting pkgctl's version.
@@ -105,6 +114,7 @@ public struct OutcomeReport: Sendable, Hashable, Codable {
         if let notFound { fields.append(("n", String(notFound))) }
         if let originFallbacks { fields.append(("o", String(originFallbacks))) }
         if let bytes { fields.append(("b", String(bytes))) }
+        if let servedDigest { fields.append(("s", servedDigest)) }
         fields += [("d", device), ("v", client)]
         return fields.map { $0.0 + "=" + Self.encode($0.1) }.joined(separator: "&")
     }
@@ -140,6 +150,17 @@ public struct OutcomeReport: Sendable, Hashable, Codable {
         self.init(package: package, release: release, from: values[UInt8(ascii: "f")], outcome: outcome,
                   cause: values[UInt8(ascii: "c")], errorCode: values[UInt8(ascii: "e")], notFound: counts[0],
                   originFallbacks: counts[1], bytes: counts[2].map(UInt64.init), device: device, client: client)
+        servedDigest = values[UInt8(ascii: "s")]
+    }
+
+    /// The report of a trial by launches settled on the device.
+    public init(_ verdict: LaunchVerdict, package: String, release: String, deviceID: String, client: String) {
+        self.init(package: package, release: release, from: verdict.previous,
+                  outcome: verdict.decision == .confirmed ? .confirmed : .reverted,
+                  cause: verdict.problem?.reason.rawValue,
+                  notFound: verdict.problem.flatMap { $0.reason == .missingFile ? $0.missingCount : nil },
+                  device: DevicePseudonym.make(deviceID: deviceID, package: package, release: release), client: client)
+        servedDigest = verdict.servedDigest.map { String($0.prefix(16)) }
     }
 
     /// Percent-encodes everything but RFC 3986's unreserved characters (`+` too: a query may read it as a space).

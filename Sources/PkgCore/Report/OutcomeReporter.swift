@@ -33,6 +33,20 @@ struct OutcomeReporter {
         try? spool.forgetSignals { !FileSystem.exists(store.layout.recordFile($0, $1)) }
     }
 
+    /// Adds a `confirmed` or `reverted` report for each trial by launches settled since the last
+    /// run, and marks it reported. Never throws.
+    func spoolLaunchVerdicts(_ store: PackageStore, deviceID: String) {
+        for (name, version, tally) in LaunchTally.all(store.layout) {
+            guard let verdict = tally.verdict, !verdict.reported else { continue }
+            let report = OutcomeReport(verdict, package: name, release: version, deviceID: deviceID, client: reporting.client)
+            guard (try? spool.add([report])) != nil else { return }
+            try? LaunchTally.update(name: name, version: version, layout: store.layout) { tally in
+                tally.verdict?.reported = true
+                return true
+            }
+        }
+    }
+
     /// Sends what waits, within the reporting's budget and what is left of `deadline` (the
     /// run's own bound: no transfer starts past it); returns how many reached the origin.
     @discardableResult

@@ -21,11 +21,14 @@ final class PackageMount: @unchecked Sendable {
     let headerRules: [PackageHeader]
     /// What the resolver saw go wrong under this version's routes; nil for a folder.
     let signals: ServingSignalCounter?
+    /// The version's launches, while it is on trial by launches; nil otherwise.
+    let launches: LaunchRecorder?
 
     init(name: String, version: String, directory: String, layout: StoreLayout, spaFallback: String?,
-         immutableGlobs: [String] = [], declaredHeaders: [PackageHeader] = []) throws {
+         immutableGlobs: [String] = [], declaredHeaders: [PackageHeader] = [], recordsLaunches: Bool = false) throws {
         headerRules = declaredHeaders
         signals = ServingSignalCounter(name: name, version: version, layout: layout)
+        launches = recordsLaunches ? LaunchRecorder(name: name, version: version, layout: layout) : nil
         let packageDirectory = layout.packageDirectory(name)
         self.name = name
         self.version = version
@@ -53,6 +56,7 @@ final class PackageMount: @unchecked Sendable {
         immutableGlobs = folder.immutable
         headerRules = folder.headers
         signals = nil
+        launches = nil
         let fd = open(folder.directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw fileSystemError("open", folder.directory) }
         packageDescriptor = -1

@@ -9,7 +9,7 @@ extension Resolver {
     /// `sendfile`/`FileRegion`; no task, no copy.
     public func answerLocally(_ request: ResourceRequest) throws(PkgError) -> LocalAnswer? {
         guard request.isRead else { return nil }
-        if case .local(let answer, _) = try locate(request) { return answer }
+        if case .local(let answer, _) = try locate(request, recordingLaunches: true) { return answer }
         return nil
     }
 
@@ -57,8 +57,9 @@ extension Resolver {
     }
 
     /// The local answer to `request` or its miss, routing it once (``answerLocally(_:)`` without
-    /// dropping the miss, for a server that words its 404 by it).
-    package func locate(_ request: ResourceRequest) throws(PkgError) -> Location {
+    /// dropping the miss, for a server that words its 404 by it). `recordingLaunches`: the request
+    /// is being answered (not planned), so it counts in the launch of a version on trial (``LaunchRecorder``).
+    package func locate(_ request: ResourceRequest, recordingLaunches: Bool = false) throws(PkgError) -> Location {
         let path = try RequestPath.decode(request.rawPath)
         try RequestPath.checkQuery(request.query)
         let resourceClass = ResourceClass.classify(accept: request.header("Accept"), path: path)
@@ -72,6 +73,13 @@ extension Resolver {
                 // A navigation to a route of a single-page app: its document handles the path.
                 file = mount.file(at: fallback)
                 fellBack = file != nil
+            }
+            if recordingLaunches, let launches = mount.launches {
+                if resourceClass == .html {
+                    launches.navigation(path: path, answered: file != nil)
+                } else if file == nil {
+                    launches.missed(path: path, resourceClass: resourceClass)
+                }
             }
             if file == nil, isRead, let answer = onlyImageVariantAnswer(request, match) {
                 return .local(answer, resourceClass)

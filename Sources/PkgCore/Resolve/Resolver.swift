@@ -133,7 +133,7 @@ public final class Resolver: Sendable {
         let request = task.request
         let location: Location
         do {
-            location = try locate(request)
+            location = try locate(request, recordingLaunches: true)
         } catch {
             entry.fail(error)
             return
@@ -178,8 +178,25 @@ public final class Resolver: Sendable {
     }
 
     /// Adds what the resolver counted under the packages' routes (``ServingSignals``) and has
-    /// not written yet to the store now, rather than within a second.
+    /// not written yet to the store now, rather than within a second, and ends the launches under
+    /// way (``LaunchRecorder``), waiting until they are written.
     public func flushSignals() {
-        for mount in table.withLock({ $0 }).mounts { mount.signals?.flush() }
+        for mount in table.withLock({ $0 }).mounts {
+            mount.signals?.flush()
+            mount.launches?.endLaunch()
+        }
+        LaunchRecorder.drain()
+    }
+
+    /// The host's report that the launch under way of the page at `url` failed in a way only the
+    /// host sees (a page error, a render deadline missed), in `detail`'s words: the launch counts
+    /// as bad (``LaunchProblem/Reason/host``). Returns false, changing nothing, when `url` is under
+    /// no version on trial by launches or no launch of it is under way.
+    @discardableResult
+    public func reportLaunchProblem(url: String, detail: String) -> Bool {
+        let request = ResourceRequest(url: url)
+        guard let path = try? RequestPath.decode(Substring(request.rawPath)),
+              let launches = route(host: request.host, path: path)?.route.mount.launches else { return false }
+        return launches.hostReported(detail)
     }
 }

@@ -34,7 +34,8 @@ final class RouteTable: Sendable {
             let mount = try PackageMount(name: package.name, version: package.version, directory: package.directory,
                                          layout: store.layout,
                                          spaFallback: package.spaFallback, immutableGlobs: package.immutable,
-                                         declaredHeaders: package.headers)
+                                         declaredHeaders: package.headers,
+                                         recordsLaunches: Self.isOnTrialByLaunches(package, in: store))
             mounts.append(mount)
             for text in package.routes {
                 guard let route = PackageRoute(text) else {
@@ -45,6 +46,14 @@ final class RouteTable: Sendable {
             }
         }
         return RouteTable(routes: routes, mounts: mounts, packagesStamp: stamp)
+    }
+
+    /// Whether the active `package` is on trial by launches: the trial is written before `current`
+    /// switches, so a version mounted after its switch finds it. A trial file that does not read
+    /// records nothing (`status` names it).
+    private static func isOnTrialByLaunches(_ package: InstalledPackage, in store: PackageStore) -> Bool {
+        guard let trial = try? store.trial(of: package.name) else { return false }
+        return trial.confirmedBy == .launches && trial.version == package.version
     }
 
     /// The host key routes of `host` are filed under: `host` itself, else its name without

@@ -7,7 +7,8 @@ import FoundationEssentials
 /// `pkgctl update --health-check` confirms by running a command; an app
 /// confirms itself (``PackageStore/confirm(_:version:)``) once its first page
 /// rendered, and reverts an unconfirmed trial when it starts again
-/// (``PackageStore/revertUnconfirmedTrials(confirmedBy:)``).
+/// (``PackageStore/revertUnconfirmedTrials(confirmedBy:)``); the resolver confirms or reverts
+/// a trial by launches from what the web view loaded (``PackageStore/settleLaunchTrial(_:waitingForLock:)``).
 public struct ActivationTrial: Codable, Sendable, Hashable {
     /// Who confirms a trial.
     public enum Confirmer: String, Codable, Sendable, Hashable {
@@ -15,6 +16,8 @@ public struct ActivationTrial: Codable, Sendable, Hashable {
         case healthCheck
         /// The embedding app, at some later time.
         case app
+        /// The resolver, from the version's launches (``rule``).
+        case launches
     }
 
     /// The package.
@@ -27,4 +30,6 @@ public struct ActivationTrial: Codable, Sendable, Hashable {
     public var confirmedBy: Confirmer
     /// When the trial began.
     public var startedAt: Date
+    /// For ``Confirmer/launches``: how many launches settle it.
+    public var rule: LaunchTrialRule?
 }

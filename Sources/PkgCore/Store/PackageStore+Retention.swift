@@ -53,6 +53,7 @@ extension PackageStore {
                     try FileSystem.syncDirectory(PathName.parent(layout.overlayDirectory(name, version)))
                 }
                 ServingSignals.remove(name: name, version: version, layout: layout)
+                try? LaunchTally.remove(name: name, version: version, layout: layout)
                 removed.append((name, version))
             }
         }

@@ -6,16 +6,18 @@ extension PackageStore {
     /// before `current` switches, so a crash at any point leaves either the
     /// old version active or the new one with its trial on record. A trial
     /// already pending for the package keeps its `previous`: the version to go
-    /// back to is the last confirmed one. Expects the store lock.
+    /// back to is the last confirmed one. A trial by launches (`rule`) starts the version's
+    /// ``LaunchTally`` afresh. Expects the store lock.
     public func activateOnTrial(_ name: String, version: String, confirmedBy: ActivationTrial.Confirmer,
-                                now: Date = Date()) throws {
+                                rule: LaunchTrialRule? = nil, now: Date = Date()) throws {
         guard try record(of: name, version: version) != nil else {
             throw PkgError(.notInstalled, "\(name) \(version) is not installed under \(layout.root)")
         }
         let previous = try trial(of: name).map(\.previous) ?? activeVersion(of: name)
         let trial = ActivationTrial(name: name, version: version, previous: previous,
-                                    confirmedBy: confirmedBy, startedAt: now)
+                                    confirmedBy: confirmedBy, startedAt: now, rule: rule)
         try layout.prepare()
+        if rule != nil { try LaunchTally.remove(name: name, version: version, layout: layout) }
         try StateFile.save(trial, to: layout.trialFile(name))
         try activate(name, version: version)
     }

@@ -6,7 +6,9 @@ extension Updater {
             try store.activate(entry.name, version: entry.version)
         case .awaitingConfirmation:
             try store.activateOnTrial(entry.name, version: entry.version, confirmedBy: .app, now: clock())
-        case .healthCheck(let check):
+        case .launches(let rule):
+            try store.activateOnTrial(entry.name, version: entry.version, confirmedBy: .launches, rule: rule, now: clock())
+        case .healthCheck(let check, let then):
             try store.activateOnTrial(entry.name, version: entry.version, confirmedBy: .healthCheck, now: clock())
             let path = store.layout.versionDirectory(entry.name, entry.version)
             let failure: String?
@@ -16,7 +18,13 @@ extension Updater {
                 failure = "\(error)"
             }
             guard let failure else {
-                try store.confirm(entry.name, version: entry.version)
+                if let then {
+                    // Passed: the trial goes on, now by launches (the version stays active).
+                    try store.activateOnTrial(entry.name, version: entry.version, confirmedBy: .launches, rule: then,
+                                              now: clock())
+                } else {
+                    try store.confirm(entry.name, version: entry.version)
+                }
                 return
             }
             if let trial = try store.trial(of: entry.name) { try store.revert(trial) }

@@ -134,6 +134,8 @@ public struct Updater: Sendable {
     private func runLocked(progress: @escaping @Sendable (UpdateEvent) -> Void) throws -> UpdateReport {
         try store.recover()
         let reverted = try store.revertUnconfirmedTrials(confirmedBy: .healthCheck).map(revertedOutcome)
+        // Launches recorded while another process held the lock (an earlier run, this one's wait).
+        try store.settleLaunchTrials(now: clock())
 
         var transfer = self.transfer
         if let timeLimit { transfer.deadline = Deadline(after: timeLimit) }
@@ -143,6 +145,7 @@ public struct Updater: Sendable {
         // Spooled before the manifest is fetched: a rollback of a killed run is reported even
         // when this run goes no further.
         reporter?.spool(UpdateReport(manifest: .notModified, packages: [], removed: [], reverted: reverted), deviceID: deviceID)
+        reporter?.spoolLaunchVerdicts(store, deviceID: deviceID)
         let opened: OpenedManifest, newValidators: HTTPValidators
         let manifestMeter = TransferMeter()
         let check = ManifestCheck(store: store, manifestURL: manifestURL,

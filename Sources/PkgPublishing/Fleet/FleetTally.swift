@@ -33,6 +33,8 @@ public struct FleetTally: Sendable {
         public fileprivate(set) var outcomes: [OutcomeReport.Outcome: Set<String>] = [:]
         /// Rolled-back devices per cause (`exit`, `timeout`, `signal`, `stopped`, `start`).
         public fileprivate(set) var rollbackCauses: [String: Set<String>] = [:]
+        /// Devices whose launches reverted it, per ``LaunchProblem/Reason`` (`missingFile`, `noPage`, `host`).
+        public fileprivate(set) var revertReasons: [String: Set<String>] = [:]
         /// Failed devices per error code.
         public fileprivate(set) var failureCodes: [String: Set<String>] = [:]
         /// Per device that reported serving it: the highest totals it reported (they only grow).
@@ -69,7 +71,11 @@ public struct FleetTally: Sendable {
                 signals.notFound = max(signals.notFound, report.notFound ?? 0)
                 signals.originFallbacks = max(signals.originFallbacks, report.originFallbacks ?? 0)
                 servingSignals[report.device] = signals
-            case .held, .revoked, .staged, .pending, .incompatible:
+            case .reverted:
+                // Launches proved it bad where it runs: a failure as a rollback is, for `fleet watch` too.
+                revertReasons[report.cause ?? "unknown", default: []].insert(report.device)
+                failedAt[report.device] = max(failedAt[report.device] ?? time, time)
+            case .held, .revoked, .staged, .pending, .incompatible, .confirmed:
                 break
             }
         }
@@ -83,6 +89,10 @@ public struct FleetTally: Sendable {
 
         /// Reports of an install or a failure that said how many bytes were fetched.
         public var reportsWithBytes: Int { fetched.count }
+
+        /// Devices whose launches confirmed it (``OutcomeReport/Outcome/confirmed``), apart from those
+        /// that merely installed it.
+        public var confirmedDevices: Int { outcomes[.confirmed]?.count ?? 0 }
 
         /// Devices that tried it: installed it, rolled it back or failed to install it. Devices
         /// that only report it staged, held or revoked did not run it, and do not count.

@@ -62,10 +62,10 @@ public struct FleetTimeline: Sendable {
         case .installed, .upgraded, .downgraded:
             if let known = groups[key]?.arrivals[device], known.time <= time { return }
             groups[key, default: Group()].arrivals[device] = move
-        case .rolledBack:
+        case .rolledBack, .reverted:
             if let known = groups[key]?.rollbacks[device], known.time <= time { return }
             groups[key, default: Group()].rollbacks[device] = move
-        case .serving, .failed, .revoked, .held, .staged, .pending, .incompatible:
+        case .serving, .failed, .revoked, .held, .staged, .pending, .incompatible, .confirmed:
             return
         }
     }

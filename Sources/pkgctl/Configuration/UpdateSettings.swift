@@ -14,6 +14,9 @@ struct UpdateSettings {
     var keep: Int
     var healthCheck: String?
     var healthTimeout: Double
+    /// How launches settle a new version's trial (`update.confirm-after-launches`,
+    /// `update.revert-after-bad-launches`); nil: they do not.
+    var launchRule: LaunchTrialRule?
     var jitter: Double
     var connectTimeout: Int
     var stallTimeout: Int
@@ -46,6 +49,28 @@ struct UpdateSettings {
             throw layers.invalid("update.accept-images", "must list avif and/or webp, comma-separated")
         }
         return Set(variants)
+    }
+
+    /// How a new version is switched in: after the health check, on trial by launches, both (the
+    /// check first), or at once.
+    var activation: Activation {
+        if let healthCheck { return .healthCheck(HealthCheck(command: healthCheck, timeout: healthTimeout), then: launchRule) }
+        return launchRule.map(Activation.launches) ?? .immediate
+    }
+
+    /// The trial by launches the two settings ask for; nil when neither is set (the other
+    /// takes its default when one is).
+    static func launchRule(_ layers: ConfigLayers) throws -> LaunchTrialRule? {
+        let confirm = try layers.integer("update.confirm-after-launches")
+        let revert = try layers.integer("update.revert-after-bad-launches")
+        guard confirm != nil || revert != nil else { return nil }
+        for (key, value) in [("update.confirm-after-launches", confirm), ("update.revert-after-bad-launches", revert)] {
+            if let value, !(1...LaunchTrialRule.limit).contains(value) {
+                throw layers.invalid(key, "must be a count of launches from 1 to \(LaunchTrialRule.limit) (got \(value))")
+            }
+        }
+        return try LaunchTrialRule(confirmAfter: confirm ?? LaunchTrialRule.defaultConfirmAfter,
+                                   revertAfter: revert ?? LaunchTrialRule.defaultRevertAfter)
     }
 
     /// The host runtime `update.runtime` states; nil when none is set.
@@ -91,6 +116,7 @@ struct UpdateSettings {
         keep = try layers.integer("update.keep") ?? Defaults.keep
         healthCheck = try layers.string("update.health-check")
         healthTimeout = try layers.number("update.health-timeout") ?? Defaults.healthTimeout
+        launchRule = try Self.launchRule(layers)
         jitter = try layers.number("update.jitter") ?? Defaults.jitter
         connectTimeout = try layers.integer("update.connect-timeout") ?? Defaults.connectTimeout
         stallTimeout = try layers.integer("update.stall-timeout") ?? Defaults.stallTimeout

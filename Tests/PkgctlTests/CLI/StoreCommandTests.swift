@@ -39,7 +39,7 @@ import Testing
         let status = try PkgctlProcess.run(["status", "--root", root, "--json"])
         let listing = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
         let package = try #require((listing["packages"] as? [[String: Any]])?.first)
-        #expect(package["trial"] as? String == "3", "\(status.stdout)")
+        #expect((package["trial"] as? [String: Any])?["version"] as? String == "3", "\(status.stdout)")
         #expect(try PkgctlProcess.run(["status", "--root", root]).stdout.contains("on trial"))
 
         // What a killed delta install left: a verified object and one partly received.
