@@ -35,6 +35,10 @@ struct FleetReportText {
         line += ", \(release.outcomes["rolledBack"] ?? 0) rolled back" + breakdown(release.rollbacks)
         line += ", \(release.outcomes["failed"] ?? 0) failed" + breakdown(release.failures)
         for (outcome, devices) in release.otherOutcomes { line += ", \(devices) \(outcome)" }
+        if (release.outcomes["confirmed"] ?? 0) + (release.outcomes["reverted"] ?? 0) > 0 {
+            line += "; by launches: \(release.outcomes["confirmed"] ?? 0) confirmed, \(release.outcomes["reverted"] ?? 0) reverted"
+                + breakdown(release.reverts)
+        }
         line += "; failure rate \(FleetSummary.percent(release.failureRate)) of \(release.tried) that tried it"
             + " (95 % interval \(FleetSummary.percent(release.failureRateLow)) to \(FleetSummary.percent(release.failureRateHigh)))"
         if release.failuresCancelled > 0 {
