@@ -62,3 +62,9 @@ const char *pkgctl_resource_class_name(int32_t resource_class) {
 size_t pkgctl_resolver_counters_get(const pkgctl_resolver *resolver, pkgctl_counters *counters) {
     return pkgctl_swift_resolver_counters_get(resolver, counters);
 }
+
+/* Since 0.2 (PKGCTL_RESOLVER_0.2). */
+
+int32_t pkgctl_resolver_report_launch_problem(pkgctl_resolver *resolver, const char *url, const char *detail) {
+    return pkgctl_swift_resolver_report_launch_problem(resolver, url, detail);
+}

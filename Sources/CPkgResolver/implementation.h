@@ -21,6 +21,7 @@ void pkgctl_swift_task_stop(pkgctl_task *task);
 void pkgctl_swift_resolver_get_counters(const pkgctl_resolver *resolver, pkgctl_resolver_counters *counters);
 int32_t pkgctl_swift_resolver_plan(const pkgctl_resolver *resolver, const char *method, const char *url,
                                    const pkgctl_header *headers, size_t header_count, pkgctl_request_plan *plan);
+int32_t pkgctl_swift_resolver_report_launch_problem(pkgctl_resolver *resolver, const char *url, const char *detail);
 const char *pkgctl_swift_source_name(int32_t source);
 const char *pkgctl_swift_resource_class_name(int32_t resource_class);
 size_t pkgctl_swift_resolver_counters_get(const pkgctl_resolver *resolver, pkgctl_counters *counters);

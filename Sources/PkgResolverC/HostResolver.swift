@@ -48,6 +48,7 @@ final class HostResolver: Sendable {
         counters.add(started: 1)
         unstopped.withLock { $0[ObjectIdentifier(handle)] = handle }
         if offline, plan(for: task.request).source == Int32(PKGCTL_SOURCE_OFFLINE.rawValue) {
+            resolver.answeredOffline(task.request)
             let message = ResolutionPlan.offlineMiss(url: task.request.url)
             queue.execute { task.end(PKGCTL_ERR_OFFLINE, message: message) }
             return

@@ -108,6 +108,14 @@ func resolverPlan(_ resolver: OpaquePointer?, _ method: UnsafePointer<CChar>?, _
     return Int32(PKGCTL_OK.rawValue)
 }
 
+@_cdecl("pkgctl_swift_resolver_report_launch_problem")
+func resolverReportLaunchProblem(_ resolver: OpaquePointer?, _ url: UnsafePointer<CChar>?,
+                                 _ detail: UnsafePointer<CChar>?) -> Int32 {
+    guard let resolver, let url, let detail else { return 0 }
+    let host = Unmanaged<HostResolver>.fromOpaque(UnsafeRawPointer(resolver)).takeUnretainedValue()
+    return host.resolver.reportLaunchProblem(url: String(cString: url), detail: String(cString: detail)) ? 1 : 0
+}
+
 @_cdecl("pkgctl_swift_source_name")
 func sourceName(_ source: Int32) -> UnsafePointer<CChar> {
     UnsafeRawPointer(HostResolver.sourceName(source).utf8Start).assumingMemoryBound(to: CChar.self)

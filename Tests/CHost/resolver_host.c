@@ -13,6 +13,11 @@
  *                                               64 KiB window and none ends before its stop
  *   resolver_host STORE UPSTREAM abandon N URL  N tasks left running at pkgctl_resolver_destroy(), which
  *                                               stops them and frees their handles: "abandoned=N"
+ *   resolver_host STORE UPSTREAM launch PAGE URL...
+ *                                               PAGE as a navigation, then each URL as get does,
+ *                                               offline (a trial by launches counts offline misses)
+ *   resolver_host STORE UPSTREAM launch-report PAGE URL... DETAIL
+ *                                               the same, then the host's report of the launch: "report=R"
  *   resolver_host STORE UPSTREAM plan|offline-plan (ACCEPT URL)...
  *                                               pkgctl_resolver_plan() of each URL with that Accept, no
  *                                               task: "URL source=S class=C" (their names), online or offline
@@ -188,6 +193,21 @@ static int abandon(pkgctl_resolver *resolver, int count, const char *url) {
     return 0;
 }
 
+/* One launch as a web view makes it: PAGE as a navigation (Accept text/html), then each URL; then,
+   with a DETAIL, pkgctl_resolver_report_launch_problem() of PAGE: "report=R" (1 taken, 0 not). */
+static int launch(pkgctl_resolver *resolver, const char *page, int count, char **urls, const char *detail) {
+    task_state state;
+    memset(&state, 0, sizeof state);
+    pkgctl_header accept = {"Accept", "text/html,application/xhtml+xml,*/*;q=0.8"};
+    pkgctl_task *task = pkgctl_task_start(resolver, "GET", page, &accept, 1, NULL, 0, &callbacks, &state);
+    for (double deadline = now() + 20; !state.ended && now() < deadline;) pump(resolver, 100);
+    pkgctl_task_stop(task);
+    printf("%s status=%d\n", page, state.status);
+    get(resolver, count, urls);
+    if (detail) printf("report=%d\n", (int)pkgctl_resolver_report_launch_problem(resolver, page, detail));
+    return 0;
+}
+
 /* pkgctl_resolver_plan() of each ACCEPT URL pair; no task starts. */
 static int plan(pkgctl_resolver *resolver, int count, char **pairs) {
     for (int i = 0; i + 1 < count; i += 2) {
@@ -294,10 +314,11 @@ static int sizes(pkgctl_resolver *resolver, const char *store, const char *url) 
 
 int main(int argc, char **argv) {
     if (argc < 5) {
-        fprintf(stderr, "usage: resolver_host STORE UPSTREAM get|offline|storm|abandon|plan|offline-plan|sizes ...\n");
+        fprintf(stderr, "usage: resolver_host STORE UPSTREAM get|offline|launch|launch-report|storm|abandon|plan|offline-plan|sizes ...\n");
         return 64;
     }
-    int offline = strcmp(argv[3], "offline") == 0 || strcmp(argv[3], "offline-plan") == 0;
+    int offline = strcmp(argv[3], "offline") == 0 || strcmp(argv[3], "offline-plan") == 0
+                  || strncmp(argv[3], "launch", 6) == 0;
     int explicit_consumption = strcmp(argv[3], "storm") == 0 || strcmp(argv[3], "abandon") == 0;
     pkgctl_resolver *resolver = make(argv[1], argv[2], offline, explicit_consumption);
     if (!resolver) return 1;
@@ -308,6 +329,9 @@ int main(int argc, char **argv) {
         status = plan(resolver, argc - 4, argv + 4);
     } else if (strcmp(argv[3], "sizes") == 0 && argc >= 5) {
         status = sizes(resolver, argv[1], argv[4]);
+    } else if (strcmp(argv[3], "launch") == 0 || strcmp(argv[3], "launch-report") == 0) {
+        int reports = strcmp(argv[3], "launch-report") == 0;
+        status = launch(resolver, argv[4], argc - 5 - reports, argv + 5, reports ? argv[argc - 1] : NULL);
     } else if (strcmp(argv[3], "storm") == 0 && argc >= 6) {
         status = storm(resolver, atoi(argv[4]), argv[5]);
     } else {

@@ -188,6 +188,15 @@ public final class Resolver: Sendable {
         LaunchRecorder.drain()
     }
 
+    /// The host answered `request` itself without starting a task, because it is offline and the
+    /// request is a miss (``ResolutionPlan/upstreamURL`` set): it still counts in the launch of a
+    /// version on trial by launches, as ``start(_:delivery:)`` would have counted it (a page or a
+    /// script the version lacks). The C ABI's offline option calls it; a Swift host that refuses
+    /// offline misses itself calls it too.
+    public func answeredOffline(_ request: ResourceRequest) {
+        _ = try? locate(request, recordingLaunches: true)
+    }
+
     /// The host's report that the launch under way of the page at `url` failed in a way only the
     /// host sees (a page error, a render deadline missed), in `detail`'s words: the launch counts
     /// as bad (``LaunchProblem/Reason/host``). Returns false, changing nothing, when `url` is under

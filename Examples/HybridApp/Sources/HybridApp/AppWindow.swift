@@ -157,7 +157,8 @@ final class AppWindow: @unchecked Sendable {
 
     // MARK: Exit
 
-    /// Waits (30 s at most) for tasks and origin transfers to settle, prints the exit line, exits.
+    /// Waits (30 s at most) for tasks and origin transfers to settle, shuts the resolver down,
+    /// prints the exit line, exits.
     private func exit(_ code: Int32, _ message: String?) {
         if let message { Log.line(message) }
         for _ in 0..<3000 where handler.liveTasks > 0 || handler.resolver.upstreamTransfersInFlight > 0 {
@@ -165,6 +166,9 @@ final class AppWindow: @unchecked Sendable {
             usleep(10_000)
         }
         handler.logLiveTasks()
+        // As the C and Qt apps destroy theirs: what the resolver counted (a launch under way, its
+        // signals) is written to the store before the process ends.
+        handler.resolver.shutdown()
         let counts = handler.counts
         let end = ProcessStats.now()
         let start = baseline ?? end

@@ -67,6 +67,7 @@ final class SchemeHandler: @unchecked Sendable {
             return refuse(webRequest, "\(method) \(url.escapedForMessage): \(error.message)")
         }
         if offline, plan.upstreamURL != nil {
+            resolver.answeredOffline(request)  // a trial by launches counts what the page missed
             return refuse(webRequest, "\(url.escapedForMessage) is in no installed package (offline)")
         }
         let task = WebKitSchemeTask(request: request, webRequest: webRequest, plan: plan, handler: self)

@@ -250,6 +250,17 @@ typedef struct pkgctl_counters {
  */
 size_t pkgctl_resolver_counters_get(const pkgctl_resolver *resolver, pkgctl_counters *counters);
 
+/**
+ * The host's word on the launch under way of the page at `url` (the URL it navigated to): it failed
+ * in a way only the host sees (a page error, a render deadline missed), in `detail`'s words (at
+ * most 200 bytes kept). When the store runs a trial by launches for the version serving `url`
+ * (`pkgctl update --confirm-after-launches`), the launch counts as bad. Optional: without it, a
+ * launch is judged on its requests alone. Returns 1 when a launch took it; 0, changing nothing,
+ * when no version on trial by launches serves `url`, none of its launches is under way, or an
+ * argument is NULL. Any thread. Since 0.2.
+ */
+int32_t pkgctl_resolver_report_launch_problem(pkgctl_resolver *resolver, const char *url, const char *detail);
+
 #ifdef __cplusplus
 }
 #endif
