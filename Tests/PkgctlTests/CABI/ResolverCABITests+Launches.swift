@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import PkgCore
 @testable import PkgPublishing
@@ -41,5 +42,59 @@ extension ResolverCABITests {
         // No trial by launches any more (1.0.0 is confirmed): the host's word changes nothing.
         let after = try runHost(host, [sandbox.root, "http://127.0.0.1:9", "launch-report", page, "late"])
         #expect(after.stdout.contains("report=0\n"), "\(after.stdout)\(after.stderr)")
+    }
+}
+
+extension ResolverCABITests {
+    /// Two app processes launching a release on trial while `pkgctl update` runs again and again
+    /// on the same store: every launch before the verdict is counted once (the tally adds up under
+    /// its lock), the revert happens once, under the store's lock, and the store stays whole
+    /// (`pkgctl verify`). Under TSan (`scripts/test --sanitize thread`) the hosts and pkgctl are
+    /// instrumented, and any report fails the run.
+    @Test func twoAppProcessesAndUpdatesSharingAStoreSettleTheTrialOnce() throws {
+        let host = try buildHost()
+        let origin = temp.path("shared-origin"), root = temp.path("shared-store")
+        let update = ["update", "--root", root, "--manifest", "file://" + origin + "/manifest.json", "--no-report",
+                      "--quiet", "--confirm-after-launches", "1000", "--revert-after-bad-launches", "12"]
+        try BundleFixtures.packDemo("1.0.0", into: origin)
+        #expect(try PkgctlProcess.run(update).status == 0)
+        try PackageStore(root: root).locked { _ = try PackageStore(root: root).confirm("demo", version: "1.0.0") }
+        try BundleFixtures.packDemo("1.1.0", into: origin)
+        #expect(try PkgctlProcess.run(update).status == 0)
+        let store = PackageStore(root: root)
+        #expect(try store.trial(of: "demo")?.version == "1.1.0")
+
+        let page = "app://www.example.com/app/index.html", missing = "app://www.example.com/app/js/missing.js"
+        let launchesPerApp = Sanitizer.isActive ? 8 : 10
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 3) { worker in
+            do {
+                if worker == 2 {
+                    for _ in 0..<4 {
+                        let run = try PkgctlProcess.run(update)
+                        if run.status != 0 { failures.withLock { $0.append("update: \(run.stderr)") } }
+                    }
+                    return
+                }
+                for _ in 0..<launchesPerApp {
+                    let run = try runHost(host, [root, "http://127.0.0.1:9", "launch", page, missing])
+                    if run.status != 0 { failures.withLock { $0.append("app \(worker): \(run.stderr)") } }
+                }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        // A launch recorded while an update held the lock is settled by the next update or launch.
+        #expect(try PkgctlProcess.run(update).status == 0)
+        let tally = try #require(try store.launchTally(of: "demo", version: "1.1.0"))
+        #expect(tally.bad == 12 && tally.clean == 0, "counted until the verdict, each once: \(tally)")
+        #expect(tally.verdict?.decision == .reverted)
+        #expect(store.activeVersion(of: "demo") == "1.0.0")
+        #expect(try store.heldVersions(of: "demo") == ["1.1.0"])
+        let verify = try PkgctlProcess.run(["verify", "--root", root])
+        #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+        let left = try FileManager.default.contentsOfDirectory(atPath: root + "/state/launches/demo")
+        #expect(left.sorted() == ["1.1.0.json"], "no temporary file left: \(left)")
     }
 }
