@@ -50,6 +50,8 @@ struct FleetReportText {
                 + "\(FleetSummary.percent(release.notFoundRateLow)) to \(FleetSummary.percent(release.notFoundRateHigh))), "
                 + "\(release.originFallbacks) origin fallbacks"
         }
+        let fellBack = release.zipFallbacks.values.reduce(0, +)
+        if fellBack > 0 { line += "; \(fellBack) installed from the zip instead of a delta" + breakdown(release.zipFallbacks) }
         if let bytes = release.bytesFetched {
             line += "; \(bytes) bytes fetched in \(release.reportsWithBytes) reported runs"
         }

@@ -26,6 +26,15 @@ struct TreeDeltaInstall {
         return (reference, record)
     }
 
+    /// Why `entry`'s deltas gave way when ``install(_:replacing:progress:)`` returned nil: none
+    /// starts from the active version's tree, the one that does is not smaller than the zip, or
+    /// the origin did not have it.
+    func declineReason(for entry: ManifestEntry) throws -> ZipFallback {
+        guard let active = store.activeVersion(of: entry.name), let record = try store.record(of: entry.name, version: active),
+              let reference = entry.deltas.first(where: { $0.base == TreeDigest.of(record.index) }) else { return .missingBase }
+        return reference.size < entry.size ? .transferError : .tooLarge
+    }
+
     /// Installs `entry` from its delta and returns the record, or nil when no delta
     /// applies or the origin does not have it (404, 410). A delta that fails any
     /// check is an error; the caller falls back to the next way.

@@ -12,7 +12,8 @@
 /// `n` and `o`: the release's ``ServingSignals`` totals on the device (404s inside the app,
 /// origin fallbacks); for an install or a failure, `b`: the bytes the run fetched for the release
 /// (``PackageTransfer/bytes``); for a trial by launches settled (`confirmed`, `reverted`), `s`: the
-/// served tree's digest, and for a revert `c` its reason and `n` the missing files. Nothing else about the device is sent (no id, no path, no URL, no error text).
+/// served tree's digest, and for a revert `c` its reason and `n` the missing files; for an install
+/// from the zip although a delta or objects were offered, `z`: why (``ZipFallback``). Nothing else about the device is sent (no id, no path, no URL, no error text).
 public struct OutcomeReport: Sendable, Hashable, Codable {
     /// What happened to the release on the device.
     public enum Outcome: String, Sendable, Hashable, Codable, CaseIterable {
@@ -51,8 +52,11 @@ public struct OutcomeReport: Sendable, Hashable, Codable {
     /// release (``PackageTransfer/bytes``); nil when the report does not say.
     public var bytes: UInt64?
     /// For `.confirmed` and `.reverted`: the first 16 hex digits of the served tree's
-    /// ``FileIndex/treeDigest``, to compare with the tree the publisher released.
+    /// tree digest (`TreeDigest`, the one tree deltas name), to compare with the tree the publisher released.
     public var servedDigest: String?
+    /// For an install, an upgrade or a downgrade: why it came from the whole zip although a delta
+    /// or objects were offered (``ZipFallback``); nil when it did not.
+    public var zipFallback: ZipFallback?
     /// The device's pseudonym for this release.
     public var device: String
     /// The reporting pkgctl's version.
@@ -102,6 +106,7 @@ public struct OutcomeReport: Sendable, Hashable, Codable {
                   errorCode: kind == .failed ? outcome.errorCode : nil, bytes: outcome.transfer?.bytes,
                   device: DevicePseudonym.make(deviceID: deviceID, package: outcome.name, release: release),
                   client: client)
+        if kind == .installed || kind == .upgraded || kind == .downgraded { zipFallback = outcome.zipFallback }
     }
 
     /// The fields as a URL query, percent-encoded.
@@ -115,6 +120,7 @@ public struct OutcomeReport: Sendable, Hashable, Codable {
         if let originFallbacks { fields.append(("o", String(originFallbacks))) }
         if let bytes { fields.append(("b", String(bytes))) }
         if let servedDigest { fields.append(("s", servedDigest)) }
+        if let zipFallback { fields.append(("z", zipFallback.rawValue)) }
         fields += [("d", device), ("v", client)]
         return fields.map { $0.0 + "=" + Self.encode($0.1) }.joined(separator: "&")
     }
@@ -151,6 +157,7 @@ public struct OutcomeReport: Sendable, Hashable, Codable {
                   cause: values[UInt8(ascii: "c")], errorCode: values[UInt8(ascii: "e")], notFound: counts[0],
                   originFallbacks: counts[1], bytes: counts[2].map(UInt64.init), device: device, client: client)
         servedDigest = values[UInt8(ascii: "s")]
+        zipFallback = values[UInt8(ascii: "z")].flatMap(ZipFallback.init(rawValue:))  // a later reason: unknown here
     }
 
     /// The report of a trial by launches settled on the device.

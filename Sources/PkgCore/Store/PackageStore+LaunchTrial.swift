@@ -43,7 +43,7 @@ extension PackageStore {
         }
         let verdict = LaunchVerdict(decision: decision, problem: decision == .reverted ? tally.lastProblem : nil,
                                     previous: decision == .reverted ? trial.previous : nil,
-                                    servedDigest: try record(of: name, version: trial.version)?.index.treeDigest,
+                                    servedDigest: try record(of: name, version: trial.version).map { TreeDigest.of($0.index) },
                                     decidedAt: now, reported: false)
         // The verdict first: a crash between the two leaves it written and the trial pending, which
         // the next settling finds decided and ends the same way.

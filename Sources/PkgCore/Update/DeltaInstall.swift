@@ -41,11 +41,15 @@ struct DeltaInstall {
     /// object (404, 410); then the caller installs the zip. A hostile index, or
     /// an index or object whose bytes do not match their hash, is an error (the
     /// caller tries the zip after a `checksumMismatch` or `sizeMismatch`).
-    func install(_ entry: ManifestEntry, reference: IndexReference, replacing: Bool,
+    /// `declined` says why it returned nil (``ZipFallback``).
+    func install(_ entry: ManifestEntry, reference: IndexReference, replacing: Bool, declined: inout ZipFallback?,
                  progress: @escaping @Sendable (UInt64, UInt64) -> Void) throws -> VersionRecord? {
         do {
-            return try installOrDecline(entry, reference: reference, replacing: replacing, progress: progress)
+            let installed = try installOrDecline(entry, reference: reference, replacing: replacing, progress: progress)
+            if installed == nil { declined = .tooLarge }
+            return installed
         } catch let error as PkgError where error.isNotFound {
+            declined = .transferError
             return nil
         }
     }
@@ -53,6 +57,7 @@ struct DeltaInstall {
     private func installOrDecline(_ entry: ManifestEntry, reference: IndexReference, replacing: Bool,
                                   progress: @escaping @Sendable (UInt64, UInt64) -> Void) throws -> VersionRecord? {
         let local = try localContents(of: entry.name)
+        // Nothing installed to reuse: every object would be fetched, as heavy as the zip or more.
         guard !local.isEmpty || !images.accepted.isEmpty else { return nil }
         let label = "\(entry.name) \(entry.version)"
         var index = try fetchIndex(reference, label: label)

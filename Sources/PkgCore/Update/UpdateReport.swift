@@ -69,6 +69,9 @@ public struct UpdateReport: Sendable, Hashable, Codable {
         public var rollingOut: RollingOutRelease?
         /// What the run fetched for it and how long its update took; nil when it fetched nothing.
         public var transfer: PackageTransfer?
+        /// Why it was installed from the whole zip although a delta or objects were offered; nil
+        /// when it was not (or nothing cheaper was offered).
+        public var zipFallback: ZipFallback?
     }
 
     /// Whether the manifest was fetched or not modified.

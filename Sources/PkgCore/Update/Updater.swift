@@ -249,8 +249,9 @@ public struct Updater: Sendable {
             }
             outcome.action = action(from: active, to: target.version)
             if installed?.entry.sha256 != target.sha256 {
-                try ReleaseDownload(store: store, downloader: downloader, meter: meter, manifestURL: manifestURL, limits: limits,
-                                    workers: workers, images: ImageVariantSelection(accepted: acceptImages))
+                outcome.zipFallback = try ReleaseDownload(store: store, downloader: downloader, meter: meter,
+                                                          manifestURL: manifestURL, limits: limits, workers: workers,
+                                                          images: ImageVariantSelection(accepted: acceptImages))
                     .install(target, progress: progress)
             }
             // A first install does not wait (nothing else would serve meanwhile), nor does

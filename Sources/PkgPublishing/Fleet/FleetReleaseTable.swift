@@ -12,9 +12,13 @@ struct FleetReleaseTable {
         let showOther = others.contains { !$0.isEmpty }
         let showNotFound = releases.contains { $0.signalDevices > 0 }
         let showBytes = releases.contains { $0.bytesFetched != nil }
+        let showLaunches = releases.contains { ($0.outcomes["confirmed"] ?? 0) + ($0.outcomes["reverted"] ?? 0) > 0 }
+        let showFallbacks = releases.contains { !$0.zipFallbacks.isEmpty }
         var table = "<table class=\"releases\"><tr><th>Release</th><th>On it now</th><th>Devices reporting</th>"
             + "<th>Installed</th><th>Rolled back</th><th>Failed</th>" + (showOther ? "<th>Other reports</th>" : "")
+            + (showLaunches ? "<th>Confirmed by launches</th><th>Reverted by launches</th>" : "")
             + "<th>Failure rate (95 % interval)</th>" + (showNotFound ? "<th>404s inside the app</th>" : "")
+            + (showFallbacks ? "<th>Installed from the zip instead of a delta</th>" : "")
             + (showBytes ? "<th>Bytes fetched</th>" : "") + "</tr>"
         for (release, other) in zip(releases, others) {
             let last = history.last { $0.version == release.release }
@@ -28,6 +32,8 @@ struct FleetReleaseTable {
                 + #"data-failure-rate-high="\#(release.failureRateHigh)" data-serving-devices="\#(release.servingDevices)" "#
                 + #"data-not-found="\#(release.notFound)" data-not-found-devices="\#(release.notFoundDevices)" "#
                 + #"data-not-found-rate="\#(release.notFoundRate)" data-origin-fallbacks="\#(release.originFallbacks)" "#
+                + #"data-confirmed="\#(release.outcomes["confirmed"] ?? 0)" data-reverted="\#(release.outcomes["reverted"] ?? 0)" "#
+                + #"data-zip-fallbacks="\#(release.zipFallbacks.values.reduce(0, +))" "#
                 + #"data-bytes-fetched="\#(release.bytesFetched.map(String.init) ?? "")">"#
             table += "<th>\(release.release.escapedForHTML)</th><td>\(release.devicesNow.map(String.init) ?? "no times")</td>"
                 + "<td>\(release.devices)</td><td>\(release.installs)</td>"
@@ -37,6 +43,8 @@ struct FleetReleaseTable {
                     ? "<br><span class=\"note\">\(release.failuresCancelled) of them installed it on a later run: "
                         + "not counted in the failure rate</span>" : "") + "</td>"
                 + (showOther ? "<td>\(other.joined(separator: ", "))</td>" : "")
+                + (showLaunches ? "<td>\(release.outcomes["confirmed"] ?? 0)</td>"
+                    + "<td>\(release.outcomes["reverted"] ?? 0)\(Self.breakdown(release.reverts))</td>" : "")
             let interval = release.failureRateLow...release.failureRateHigh
             table += "<td>\(FleetSummary.percent(release.failureRate)) of \(release.tried) that tried it "
                 + "(\(FleetSummary.percent(interval.lowerBound)) to \(FleetSummary.percent(interval.upperBound)))"
@@ -48,6 +56,9 @@ struct FleetReleaseTable {
                         + "(\(FleetSummary.percent(release.notFoundRate)), \(FleetSummary.percent(found.lowerBound)) to "
                         + "\(FleetSummary.percent(found.upperBound))); \(release.originFallbacks) origin fallbacks"
                         + Self.intervalBar("not-found", rate: release.notFoundRate, found, threshold: last?.maxNotFoundRate) + "</td>"
+            }
+            if showFallbacks {
+                table += "<td>\(release.zipFallbacks.values.reduce(0, +))\(Self.breakdown(release.zipFallbacks))</td>"
             }
             if showBytes {
                 table += "<td>" + (release.bytesFetched.map { "\($0) in \(release.reportsWithBytes) reported runs" } ?? "not reported")

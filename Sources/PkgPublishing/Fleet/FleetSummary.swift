@@ -24,6 +24,8 @@ public struct FleetSummary: Sendable, Encodable {
         public var failures: [String: Int]
         /// Devices whose launches reverted it, per reason (`missingFile`, `noPage`, `host`).
         public var reverts: [String: Int]
+        /// Devices that installed it from the zip although a delta or objects were offered, per reason.
+        public var zipFallbacks: [String: Int]
         /// Devices that rolled it back or failed it, then installed it: not counted as failed.
         public var failuresCancelled: Int
         public var failureRate: Double
@@ -92,7 +94,7 @@ public struct FleetSummary: Sendable, Encodable {
                 devices: release.devices.count, tried: release.triedDevices, installs: release.installs,
                 outcomes: Dictionary(uniqueKeysWithValues: release.outcomes.map { ($0.key.rawValue, $0.value.count) }),
                 rollbacks: release.rollbackCauses.mapValues(\.count), failures: release.failureCodes.mapValues(\.count),
-                reverts: release.revertReasons.mapValues(\.count),
+                reverts: release.revertReasons.mapValues(\.count), zipFallbacks: release.zipFallbacks.mapValues(\.count),
                 failuresCancelled: release.failuresCancelled, failureRate: release.failureRate,
                 failureRateLow: interval.lowerBound, failureRateHigh: interval.upperBound,
                 servingDevices: release.servingDevices, signalDevices: release.servingSignals.count,

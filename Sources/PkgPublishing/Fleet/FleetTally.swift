@@ -35,6 +35,9 @@ public struct FleetTally: Sendable {
         public fileprivate(set) var rollbackCauses: [String: Set<String>] = [:]
         /// Devices whose launches reverted it, per ``LaunchProblem/Reason`` (`missingFile`, `noPage`, `host`).
         public fileprivate(set) var revertReasons: [String: Set<String>] = [:]
+        /// Devices that installed it from the whole zip although a delta or objects were offered,
+        /// per ``ZipFallback`` reason.
+        public fileprivate(set) var zipFallbacks: [String: Set<String>] = [:]
         /// Failed devices per error code.
         public fileprivate(set) var failureCodes: [String: Set<String>] = [:]
         /// Per device that reported serving it: the highest totals it reported (they only grow).
@@ -60,6 +63,7 @@ public struct FleetTally: Sendable {
             switch report.outcome {
             case .installed, .upgraded, .downgraded:
                 installedAt[report.device] = max(installedAt[report.device] ?? time, time)
+                if let fallback = report.zipFallback { zipFallbacks[fallback.rawValue, default: []].insert(report.device) }
             case .rolledBack:
                 rollbackCauses[report.cause ?? "unknown", default: []].insert(report.device)
                 failedAt[report.device] = max(failedAt[report.device] ?? time, time)

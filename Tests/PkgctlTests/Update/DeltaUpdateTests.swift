@@ -105,10 +105,12 @@ import Testing
         #expect(try updater(origin).run().succeeded)
         let v2 = try publish(2, changed: 24)
         let before = origin.settledAccessLog().count
-        #expect(try updater(origin).run().succeeded)
+        let report = try updater(origin).run()
+        #expect(report.succeeded)
         let fetched = requests(origin, after: before)
         #expect(fetched.contains("/" + v2.url), "\(fetched)")
         #expect(!fetched.contains { $0.hasPrefix("/objects/") })
+        #expect(report.packages.first?.zipFallback == .tooLarge, "reported why: \(report.packages)")
     }
 
     /// Text compresses about tenfold: six changed 40 KB files weigh 240 KB as objects but a
@@ -159,8 +161,13 @@ import Testing
 
         try FileManager.default.removeItem(atPath: object)
         let before = origin.settledAccessLog().count
-        #expect(try updater(origin).run().succeeded)
+        let missing = try updater(origin).run()
+        #expect(missing.succeeded)
         #expect(requests(origin, after: before).contains("/" + v2.url), "404 for an object: the zip instead")
+        #expect(missing.packages.first?.zipFallback == .transferError, "\(missing.packages)")
+        let outcome = try #require(missing.packages.first)
+        let sent = try #require(OutcomeReport(outcome, wasReverted: false, deviceID: "d", client: "0"))
+        #expect(OutcomeReport(query: Substring(sent.query))?.zipFallback == .transferError, "\(sent.query)")
         #expect(store.activeVersion(of: "app") == "2.0")
 
         let v3 = try publish(3)
@@ -176,6 +183,7 @@ import Testing
         #expect(fetched.contains("/" + v3.url), "the object's digest failed: the zip instead \(fetched)")
         #expect(events.all.count == 1 && events.all[0].contains("SHA-256")
                 && events.all[0].hasSuffix("; installing from the zip"), "\(events.all)")
+        #expect(report.packages.first?.zipFallback == .hashMismatch, "\(report.packages)")
         #expect(try store.verify("app").allSatisfy(\.isIntact))
         #expect(try FileSystem.contents(of: store.layout.objects).isEmpty, "no wrong bytes kept")
 

@@ -62,7 +62,7 @@ import Testing
 
     @Test func aReleaseWhosePageLoadsAScriptItLacksIsRevertedAndHeldAfterMBadLaunches() throws {
         try tryRelease(rule: try LaunchTrialRule(confirmAfter: 3, revertAfter: 2), lacking: "js/missing.js")
-        let digest = try #require(try store.record(of: "demo", version: "1.1.0")).index.treeDigest
+        let digest = TreeDigest.of(try #require(try store.record(of: "demo", version: "1.1.0")).index)
 
         try launch(loading: ["css/style.css", "js/app.js", "js/missing.js"])
         #expect(store.activeVersion(of: "demo") == "1.1.0", "one bad launch of two: still on trial")
