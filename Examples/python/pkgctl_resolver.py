@@ -85,6 +85,8 @@ def _load():
     lib.pkgctl_resolver_plan.restype = ctypes.c_int32
     lib.pkgctl_resolver_plan.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(_Header),
                                          ctypes.c_size_t, ctypes.POINTER(_Plan)]
+    lib.pkgctl_resolver_report_launch_problem.restype = ctypes.c_int32
+    lib.pkgctl_resolver_report_launch_problem.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]
     for name in ("pkgctl_source_name", "pkgctl_resource_class_name"):
         getattr(lib, name).restype = ctypes.c_char_p
         getattr(lib, name).argtypes = [ctypes.c_int32]
@@ -208,6 +210,13 @@ class Resolver:
             raise ValueError("pkgctl_resolver_plan refused its arguments")
         return Plan(_library().pkgctl_source_name(plan.source).decode(),
                     _library().pkgctl_resource_class_name(plan.resource_class).decode())
+
+    def report_launch_problem(self, url, detail):
+        """The host's word that the launch under way of the page at `url` failed in a way only it
+        sees (a page error, a render deadline missed): with a trial by launches running
+        (`pkgctl update --confirm-after-launches`), the launch counts as bad. True when a launch
+        took it; False when no version on trial by launches serves `url` or none is under way."""
+        return _library().pkgctl_resolver_report_launch_problem(self._handle, url.encode(), detail.encode()) == 1
 
     def counters(self):
         """The resolver's Counters."""

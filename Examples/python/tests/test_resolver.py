@@ -65,6 +65,13 @@ def test_a_store_path_that_does_not_exist_is_refused_and_nothing_is_made(tmp_pat
     assert not (tmp_path / "no").exists()
 
 
+def test_a_launch_problem_with_no_trial_by_launches_changes_nothing():
+    resolver = pkgctl_resolver.Resolver(STORE, upstream=UPSTREAM)
+    fetch(resolver, "app://www.example.com/app/index.html")
+    assert resolver.report_launch_problem("app://www.example.com/app/index.html", "TypeError") is False
+    resolver.close()
+
+
 def test_offline_a_miss_ends_with_the_offline_result():
     resolver = pkgctl_resolver.Resolver(STORE, upstream=UPSTREAM, offline=True)
     status, body, (result, message) = fetch(resolver, "app://www.example.com/app/nowhere.js")
