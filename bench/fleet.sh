@@ -35,6 +35,14 @@
 #                                     devices holding any version of the other runtime (target 0),
 #                                     bytes per device; then the 2.x hosts are upgraded to 3.1.0:
 #                                     devices on v9 after one run, bytes per upgraded device
+#  12. a release failing at launch    v10 installs cleanly everywhere (no health check), but its page
+#      (trial by launches), watched   loads a script it lacks; devices run `update --confirm-after-launches
+#                                     3 --revert-after-bad-launches 1`, and each device on v10 launches
+#                                     its app once a round (the real resolver through the Python binding,
+#                                     offline): the trial reverts, the next poll reports `reverted`, and
+#                                     `fleet watch` halts on it as on failed installs: share of all devices
+#                                     that ever ran v10, rounds and seconds from the first bad launch to
+#                                     the halt, devices back on v9
 # Usage: bench/fleet.sh [DEVICES] [WAVE]   (default 1000 devices, 8 at a time)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,7 +50,9 @@ devices=${1:-1000}
 wave=${2:-8}
 command -v nginx >/dev/null || scripts/setup --test
 swift build -c release --product pkgctl >/dev/null
+swift build -c release --product pkgctl-resolver >/dev/null  # step 12's app launches
 pkgctl=$PWD/.build/release/pkgctl
+export PKGCTL_RESOLVER_LIBRARY=$PWD/.build/release/libpkgctl-resolver.so PYTHONPATH=$PWD/Examples/python
 work=$(mktemp -d "${TMPDIR:-/tmp}/pkgctl-fleet.XXXXXX")
 . bench/lib/static-origin.sh
 
@@ -89,12 +99,14 @@ def kind(uri):
     return "zip" if uri.endswith(".zip") else "manifest" if uri.endswith("manifest.json") else "other"
 
 health = {}  # device -> health-check command, for steps 8 and 9
+launch_trial = set()  # devices whose updates switch in on trial by launches, for step 12
 runtimes = {}  # device -> host runtime it states, for step 11
 
 def update(device, check=True):
     root = os.path.join(work, "stores", device)
     extra = ["--health-check", health[device]] if device in health else []
     extra += ["--runtime", runtimes[device]] if device in runtimes else []
+    extra += ["--confirm-after-launches", "3", "--revert-after-bad-launches", "1"] if device in launch_trial else []
     r = subprocess.run([pkgctl, "update", "--quiet", "--root", root, "--manifest", manifest, "--device-id", device, *extra],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if check and r.returncode != 0 and device not in health:
@@ -315,4 +327,55 @@ row("11. two host runtimes (v8 for 2.x, v9 for >=3.0.0 <4)", f"{on_own} of {devi
     f"per device beyond the manifest; after upgrading the {len(twos)} 2.x hosts to 3.1.0, "
     f"{sum(v == '9' for v in upgraded.values())} of them on v9 after one run, {payload(upgrade_lines) / max(len(twos), 1):,.0f} "
     f"bytes per upgraded device")
+
+import pkgctl_resolver, select  # noqa: E402  (Examples/python, on the release build's library)
+
+def launch(device):
+    """One start of the device's app: its page as a navigation, then the script the page loads,
+    offline; the resolver's close ends the launch and writes it to the store."""
+    resolver = pkgctl_resolver.Resolver(os.path.join(work, "stores", device), offline=True)
+    for url, accept in (("app://www.example.com/app/index.html", "text/html,*/*;q=0.8"),
+                        ("app://www.example.com/app/js/launch.js", "*/*")):
+        ended = []
+        task = resolver.start("GET", url, headers=[("Accept", accept)], on_end=lambda result, message: ended.append(result))
+        for _ in range(200):
+            if ended:
+                break
+            select.select([resolver], [], [], 0.05)
+            resolver.dispatch()
+        task.stop()
+    resolver.close()
+
+for device in ids:
+    runtimes.pop(device, None)
+    launch_trial.add(device)
+bad = os.path.join(sources, "v10")
+shutil.copytree(os.path.join(sources, "v5"), bad)
+with open(os.path.join(bad, "index.html"), "w") as page:
+    page.write('<!doctype html><title>v10</title><script src="js/launch.js"></script>')
+pack(bad, "10", "--rollout", "1", "--route", "www.example.com/app")
+first_bad, rounds, decision = None, 0, ""
+for rounds in range(1, 9):
+    started = time.monotonic()
+    versions, _, _ = fleet_run()
+    on_bad = [device for device, version in versions.items() if version == "10"]
+    if on_bad and first_bad is None:
+        first_bad = started
+    with concurrent.futures.ThreadPoolExecutor(max_workers=wave) as pool:
+        list(pool.map(launch, on_bad))
+    fleet_run()  # the next poll reports the verdicts
+    decision = watch(min_devices)
+    if ": halt: " in decision or ": done: " in decision:
+        break
+halted = time.monotonic()
+if ": halt: " not in decision:
+    subprocess.run([pkgctl, "revoke", www, "app", "10"], check=True, stdout=subprocess.DEVNULL)
+    decision += " (not halted within 8 rounds: revoked by hand)"
+versions, _, _ = fleet_run()
+release = ran("10") or {"devices": 0, "outcomes": {}}
+row("12. a release failing at launch (every device), watched", f"{100 * release['devices'] / devices:.1f} % of devices ever "
+    f"ran v10 (target at most 2 %); {release['outcomes'].get('reverted', 0)} reverted by their launches "
+    f"({release.get('reverts', {})}); decided after {rounds} round(s), "
+    f"{halted - first_bad if first_bad else float('nan'):.1f} s from the first bad launch: `{decision}`; "
+    f"then {sum(v == '9' for v in versions.values())} of {devices} on v9")
 PY
