@@ -74,10 +74,10 @@ extension Resolver {
                 file = mount.file(at: fallback)
                 fellBack = file != nil
             }
-            if recordingLaunches, let launches = mount.launches {
+            if recordingLaunches, file == nil, let launches = mount.launches {
                 if resourceClass == .html {
-                    launches.navigation(path: path, answered: file != nil)
-                } else if file == nil {
+                    launches.navigation(path: path, answered: false)
+                } else {
                     launches.missed(path: path, resourceClass: resourceClass)
                 }
             }
@@ -85,49 +85,8 @@ extension Resolver {
                 return .local(answer, resourceClass)
             }
             if let file {
-                let source = LocalAnswer.Source.package(name: mount.name, version: mount.version)
-                // A folder named without its slash is redirected to it, as nginx does: served
-                // here, the page's relative URLs would resolve one folder up.
-                // (A folder's index was opened: its path is the one asked for plus "/index.html".)
-                if match.lacksTrailingSlash || (file.relativePath.utf8.count == match.relativePath.utf8.count + 11
-                                                && file.relativePath.hasSuffix("/index.html")) {
-                    // One leading slash: `//docs/` would be another host's URL (protocol-relative).
-                    var path = Substring(request.rawPath)
-                    while path.hasPrefix("//") { path = path.dropFirst() }
-                    let location = String(path) + "/" + (request.query.isEmpty ? "" : "?" + request.query)
-                    return .local(LocalAnswer.redirect(to: location, source: source), resourceClass)
-                }
-                let type = MediaType.forPath(file.relativePath, fallback: resourceClass)
-                let codings = mount.codings(besides: file.relativePath)
-                let markedImmutable = mount.isMarkedImmutable(file.relativePath)
-                let declared = mount.declaredHeaders(for: file.relativePath)
-                if ImageVariant.mayHaveVariants(file.relativePath) {
-                    let variants = mount.imageVariants(besides: file.relativePath)
-                    if !variants.isEmpty {
-                        let vary = LocalAnswer.varyValue(accept: true, encoding: !codings.isEmpty)
-                        if let variant = ImageVariant.preferred(for: request.header("Accept"), among: variants),
-                           let lighter = mount.file(at: file.relativePath + variant.fileSuffix), lighter.size < file.size {
-                            return .local(LocalAnswer.make(file: lighter, request: request, contentType: variant.mediaType,
-                                                           source: source, vary: vary, servedPath: file.relativePath,
-                                                           markedImmutable: markedImmutable, declared: declared),
-                                          resourceClass)
-                        }
-                        return .local(LocalAnswer.make(file: file, request: request, contentType: type, source: source,
-                                                       vary: vary, markedImmutable: markedImmutable, declared: declared),
-                                      resourceClass)
-                    }
-                }
-                // A sibling the site made itself may be larger than the file: then the file goes out.
-                if let coding = ContentCoding.preferred(for: request.header("Accept-Encoding"), among: codings),
-                   let encoded = mount.file(at: file.relativePath + coding.fileSuffix), encoded.size < file.size {
-                    return .local(LocalAnswer.make(file: encoded, request: request, contentType: type, source: source,
-                                                   coding: coding, vary: LocalAnswer.varyValue(accept: fellBack, encoding: true),
-                                                   markedImmutable: markedImmutable, declared: declared),
-                                  resourceClass)
-                }
-                return .local(LocalAnswer.make(file: file, request: request, contentType: type, source: source,
-                                               vary: LocalAnswer.varyValue(accept: fellBack, encoding: !codings.isEmpty),
-                                               markedImmutable: markedImmutable, declared: declared), resourceClass)
+                return packageAnswer(file, match, request, path: path, resourceClass: resourceClass, fellBack: fellBack,
+                                     recordingLaunches: recordingLaunches)
             }
         }
         let overlayKey = Overlay.key(host: request.host, path: path, query: request.query, match: match)
@@ -144,6 +103,59 @@ extension Resolver {
             }
         }
         return .miss(Miss(resourceClass: resourceClass, match: match, overlayKey: overlayKey))
+    }
+
+    /// The answer from the package's `file` for `request` (routed by `match`): a redirect for a
+    /// folder named without its slash, else the file, its lighter image variant or its encoded
+    /// sibling. `fellBack`: `file` is the SPA fallback for a path the package lacks.
+    private func packageAnswer(_ file: LocalFile, _ match: RouteMatch, _ request: ResourceRequest, path: String,
+                               resourceClass: ResourceClass, fellBack: Bool, recordingLaunches: Bool) -> Location {
+        let mount = match.route.mount
+        let source = LocalAnswer.Source.package(name: mount.name, version: mount.version)
+        // A folder named without its slash is redirected to it, as nginx does: served
+        // here, the page's relative URLs would resolve one folder up.
+        // (A folder's index was opened: its path is the one asked for plus "/index.html".)
+        if match.lacksTrailingSlash || (file.relativePath.utf8.count == match.relativePath.utf8.count + 11
+                                        && file.relativePath.hasSuffix("/index.html")) {
+            // One leading slash: `//docs/` would be another host's URL (protocol-relative).
+            var path = Substring(request.rawPath)
+            while path.hasPrefix("//") { path = path.dropFirst() }
+            let location = String(path) + "/" + (request.query.isEmpty ? "" : "?" + request.query)
+            return .local(LocalAnswer.redirect(to: location, source: source), resourceClass)
+        }
+        // A page answered (not a redirect to it: its navigation comes next) starts a launch.
+        if recordingLaunches, resourceClass == .html { mount.launches?.navigation(path: path, answered: true) }
+        let type = MediaType.forPath(file.relativePath, fallback: resourceClass)
+        let codings = mount.codings(besides: file.relativePath)
+        let markedImmutable = mount.isMarkedImmutable(file.relativePath)
+        let declared = mount.declaredHeaders(for: file.relativePath)
+        if ImageVariant.mayHaveVariants(file.relativePath) {
+            let variants = mount.imageVariants(besides: file.relativePath)
+            if !variants.isEmpty {
+                let vary = LocalAnswer.varyValue(accept: true, encoding: !codings.isEmpty)
+                if let variant = ImageVariant.preferred(for: request.header("Accept"), among: variants),
+                   let lighter = mount.file(at: file.relativePath + variant.fileSuffix), lighter.size < file.size {
+                    return .local(LocalAnswer.make(file: lighter, request: request, contentType: variant.mediaType,
+                                                   source: source, vary: vary, servedPath: file.relativePath,
+                                                   markedImmutable: markedImmutable, declared: declared),
+                                  resourceClass)
+                }
+                return .local(LocalAnswer.make(file: file, request: request, contentType: type, source: source,
+                                               vary: vary, markedImmutable: markedImmutable, declared: declared),
+                              resourceClass)
+            }
+        }
+        // A sibling the site made itself may be larger than the file: then the file goes out.
+        if let coding = ContentCoding.preferred(for: request.header("Accept-Encoding"), among: codings),
+           let encoded = mount.file(at: file.relativePath + coding.fileSuffix), encoded.size < file.size {
+            return .local(LocalAnswer.make(file: encoded, request: request, contentType: type, source: source,
+                                           coding: coding, vary: LocalAnswer.varyValue(accept: fellBack, encoding: true),
+                                           markedImmutable: markedImmutable, declared: declared),
+                          resourceClass)
+        }
+        return .local(LocalAnswer.make(file: file, request: request, contentType: type, source: source,
+                                       vary: LocalAnswer.varyValue(accept: fellBack, encoding: !codings.isEmpty),
+                                       markedImmutable: markedImmutable, declared: declared), resourceClass)
     }
 
     /// The answer for a PNG or JPEG that the active version holds only as image variants

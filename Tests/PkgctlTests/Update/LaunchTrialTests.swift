@@ -141,6 +141,18 @@ import Testing
         #expect(tally.lastProblem?.summary == "the host reported: TypeError: x is undefined")
     }
 
+    @Test func aRedirectToTheFolderIsNotALaunchOfItsOwn() throws {
+        try tryRelease(rule: try LaunchTrialRule(confirmAfter: 5, revertAfter: 5))
+        let resolver = try Resolver(store: store, configuration: Self.offline)
+        for url in ["app://www.example.com/app", "app://www.example.com/app/"] {
+            let page = RecordingTask(url, accept: "text/html")
+            resolver.start(page)
+            page.wait()
+        }
+        resolver.shutdown()
+        #expect(try store.launchTally(of: "demo", version: "1.1.0")?.clean == 1, "the 301, then the page: one launch")
+    }
+
     @Test func theTallyStaysWithinItsBoundAfterTenThousandLaunches() throws {
         try tryRelease(rule: try LaunchTrialRule(confirmAfter: LaunchTrialRule.limit, revertAfter: LaunchTrialRule.limit))
         let launches = Sanitizer.isActive ? 2_000 : 10_000
