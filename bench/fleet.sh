@@ -50,9 +50,10 @@ devices=${1:-1000}
 wave=${2:-8}
 command -v nginx >/dev/null || scripts/setup --test
 swift build -c release --product pkgctl >/dev/null
-swift build -c release --product pkgctl-resolver >/dev/null  # step 12's app launches
+# Step 12's app launches: the library as shipped (the Swift runtime inside it).
+scripts/lib/release-build --product pkgctl-resolver >/dev/null
 pkgctl=$PWD/.build/release/pkgctl
-export PKGCTL_RESOLVER_LIBRARY=$PWD/.build/release/libpkgctl-resolver.so PYTHONPATH=$PWD/Examples/python
+export PKGCTL_RESOLVER_LIBRARY=$(scripts/lib/release-build --show-bin-path)/libpkgctl-resolver.so PYTHONPATH=$PWD/Examples/python
 work=$(mktemp -d "${TMPDIR:-/tmp}/pkgctl-fleet.XXXXXX")
 . bench/lib/static-origin.sh
 
