@@ -7,66 +7,80 @@ struct FleetReleaseTable {
     var releases: [FleetSummary.Release]
     var history: [RolloutDecisionRecord]
 
-    var html: String {
-        let others = releases.map { $0.otherOutcomes.map { "\($0.devices) \($0.outcome)" } }
-        let showOther = others.contains { !$0.isEmpty }
-        let showNotFound = releases.contains { $0.signalDevices > 0 }
-        let showBytes = releases.contains { $0.bytesFetched != nil }
-        let showLaunches = releases.contains { ($0.outcomes["confirmed"] ?? 0) + ($0.outcomes["reverted"] ?? 0) > 0 }
-        let showFallbacks = releases.contains { !$0.zipFallbacks.isEmpty }
-        var table = "<table class=\"releases\"><tr><th>Release</th><th>On it now</th><th>Devices reporting</th>"
-            + "<th>Installed</th><th>Rolled back</th><th>Failed</th>" + (showOther ? "<th>Other reports</th>" : "")
-            + (showLaunches ? "<th>Confirmed by launches</th><th>Reverted by launches</th>" : "")
-            + "<th>Failure rate (95 % interval)</th>" + (showNotFound ? "<th>404s inside the app</th>" : "")
-            + (showFallbacks ? "<th>Installed from the zip instead of a delta</th>" : "")
-            + (showBytes ? "<th>Bytes fetched</th>" : "") + "</tr>"
-        for (release, other) in zip(releases, others) {
-            let last = history.last { $0.version == release.release }
-            let rolledBack = release.outcomes["rolledBack"] ?? 0, failed = release.outcomes["failed"] ?? 0
-            table += #"<tr data-channel="\#(release.channel.escapedForHTML)" data-package="\#(release.package.escapedForHTML)" "#
-                + #"data-release="\#(release.release.escapedForHTML)" data-devices-now="\#(release.devicesNow.map(String.init) ?? "")" "#
-                + #"data-devices="\#(release.devices)" data-tried="\#(release.tried)" "#
-                + #"data-installs="\#(release.installs)" data-rolled-back="\#(rolledBack)" data-failed="\#(failed)" "#
-                + #"data-failures-cancelled="\#(release.failuresCancelled)" "#
-                + #"data-failure-rate="\#(release.failureRate)" data-failure-rate-low="\#(release.failureRateLow)" "#
-                + #"data-failure-rate-high="\#(release.failureRateHigh)" data-serving-devices="\#(release.servingDevices)" "#
-                + #"data-not-found="\#(release.notFound)" data-not-found-devices="\#(release.notFoundDevices)" "#
-                + #"data-not-found-rate="\#(release.notFoundRate)" data-origin-fallbacks="\#(release.originFallbacks)" "#
-                + #"data-confirmed="\#(release.outcomes["confirmed"] ?? 0)" data-reverted="\#(release.outcomes["reverted"] ?? 0)" "#
-                + #"data-zip-fallbacks="\#(release.zipFallbacks.values.reduce(0, +))" "#
-                + #"data-bytes-fetched="\#(release.bytesFetched.map(String.init) ?? "")">"#
-            table += "<th>\(release.release.escapedForHTML)</th><td>\(release.devicesNow.map(String.init) ?? "no times")</td>"
-                + "<td>\(release.devices)</td><td>\(release.installs)</td>"
-                + "<td>\(rolledBack)\(Self.breakdown(release.rollbacks))</td>"
-                + "<td>\(failed)\(Self.breakdown(release.failures))"
-                + (release.failuresCancelled > 0
-                    ? "<br><span class=\"note\">\(release.failuresCancelled) of them installed it on a later run: "
-                        + "not counted in the failure rate</span>" : "") + "</td>"
-                + (showOther ? "<td>\(other.joined(separator: ", "))</td>" : "")
-                + (showLaunches ? "<td>\(release.outcomes["confirmed"] ?? 0)</td>"
-                    + "<td>\(release.outcomes["reverted"] ?? 0)\(Self.breakdown(release.reverts))</td>" : "")
-            let interval = release.failureRateLow...release.failureRateHigh
-            table += "<td>\(FleetSummary.percent(release.failureRate)) of \(release.tried) that tried it "
-                + "(\(FleetSummary.percent(interval.lowerBound)) to \(FleetSummary.percent(interval.upperBound)))"
-                + Self.intervalBar("failure", rate: release.failureRate, interval, threshold: last?.maxFailureRate) + "</td>"
-            if showNotFound {
-                let found = release.notFoundRateLow...release.notFoundRateHigh
-                table += release.signalDevices == 0 ? "<td>none reported</td>"
-                    : "<td>\(release.notFound) on \(release.notFoundDevices) of \(release.servingDevices) devices "
-                        + "(\(FleetSummary.percent(release.notFoundRate)), \(FleetSummary.percent(found.lowerBound)) to "
-                        + "\(FleetSummary.percent(found.upperBound))); \(release.originFallbacks) origin fallbacks"
-                        + Self.intervalBar("not-found", rate: release.notFoundRate, found, threshold: last?.maxNotFoundRate) + "</td>"
-            }
-            if showFallbacks {
-                table += "<td>\(release.zipFallbacks.values.reduce(0, +))\(Self.breakdown(release.zipFallbacks))</td>"
-            }
-            if showBytes {
-                table += "<td>" + (release.bytesFetched.map { "\($0) in \(release.reportsWithBytes) reported runs" } ?? "not reported")
-                    + "</td>"
-            }
-            table += "</tr>"
+    /// Which optional columns the table has: those some release has a value for.
+    private struct Columns {
+        var other, launches, notFound, fallbacks, bytes: Bool
+
+        init(_ releases: [FleetSummary.Release]) {
+            other = releases.contains { !$0.otherOutcomes.isEmpty }
+            launches = releases.contains { ($0.outcomes["confirmed"] ?? 0) + ($0.outcomes["reverted"] ?? 0) > 0 }
+            notFound = releases.contains { $0.signalDevices > 0 }
+            fallbacks = releases.contains { !$0.zipFallbacks.isEmpty }
+            bytes = releases.contains { $0.bytesFetched != nil }
         }
-        return table + "</table>"
+
+        var header: String {
+            "<tr><th>Release</th><th>On it now</th><th>Devices reporting</th>"
+                + "<th>Installed</th><th>Rolled back</th><th>Failed</th>" + (other ? "<th>Other reports</th>" : "")
+                + (launches ? "<th>Confirmed by launches</th><th>Reverted by launches</th>" : "")
+                + "<th>Failure rate (95 % interval)</th>" + (notFound ? "<th>404s inside the app</th>" : "")
+                + (fallbacks ? "<th>Installed from the zip instead of a delta</th>" : "")
+                + (bytes ? "<th>Bytes fetched</th>" : "") + "</tr>"
+        }
+    }
+
+    var html: String {
+        let columns = Columns(releases)
+        return "<table class=\"releases\">" + columns.header + releases.map { row($0, columns) }.joined() + "</table>"
+    }
+
+    /// One release's row: its `data-` attributes, then a cell per column.
+    private func row(_ release: FleetSummary.Release, _ columns: Columns) -> String {
+        let other = release.otherOutcomes.map { "\($0.devices) \($0.outcome)" }
+        let last = history.last { $0.version == release.release }
+        let rolledBack = release.outcomes["rolledBack"] ?? 0, failed = release.outcomes["failed"] ?? 0
+        var row = #"<tr data-channel="\#(release.channel.escapedForHTML)" data-package="\#(release.package.escapedForHTML)" "#
+            + #"data-release="\#(release.release.escapedForHTML)" data-devices-now="\#(release.devicesNow.map(String.init) ?? "")" "#
+            + #"data-devices="\#(release.devices)" data-tried="\#(release.tried)" "#
+            + #"data-installs="\#(release.installs)" data-rolled-back="\#(rolledBack)" data-failed="\#(failed)" "#
+            + #"data-failures-cancelled="\#(release.failuresCancelled)" "#
+            + #"data-failure-rate="\#(release.failureRate)" data-failure-rate-low="\#(release.failureRateLow)" "#
+            + #"data-failure-rate-high="\#(release.failureRateHigh)" data-serving-devices="\#(release.servingDevices)" "#
+            + #"data-not-found="\#(release.notFound)" data-not-found-devices="\#(release.notFoundDevices)" "#
+            + #"data-not-found-rate="\#(release.notFoundRate)" data-origin-fallbacks="\#(release.originFallbacks)" "#
+            + #"data-confirmed="\#(release.outcomes["confirmed"] ?? 0)" data-reverted="\#(release.outcomes["reverted"] ?? 0)" "#
+            + #"data-zip-fallbacks="\#(release.zipFallbacks.values.reduce(0, +))" "#
+            + #"data-bytes-fetched="\#(release.bytesFetched.map(String.init) ?? "")">"#
+        row += "<th>\(release.release.escapedForHTML)</th><td>\(release.devicesNow.map(String.init) ?? "no times")</td>"
+            + "<td>\(release.devices)</td><td>\(release.installs)</td>"
+            + "<td>\(rolledBack)\(Self.breakdown(release.rollbacks))</td>"
+            + "<td>\(failed)\(Self.breakdown(release.failures))"
+            + (release.failuresCancelled > 0
+                ? "<br><span class=\"note\">\(release.failuresCancelled) of them installed it on a later run: "
+                    + "not counted in the failure rate</span>" : "") + "</td>"
+            + (columns.other ? "<td>\(other.joined(separator: ", "))</td>" : "")
+            + (columns.launches ? "<td>\(release.outcomes["confirmed"] ?? 0)</td>"
+                + "<td>\(release.outcomes["reverted"] ?? 0)\(Self.breakdown(release.reverts))</td>" : "")
+        let interval = release.failureRateLow...release.failureRateHigh
+        row += "<td>\(FleetSummary.percent(release.failureRate)) of \(release.tried) that tried it "
+            + "(\(FleetSummary.percent(interval.lowerBound)) to \(FleetSummary.percent(interval.upperBound)))"
+            + Self.intervalBar("failure", rate: release.failureRate, interval, threshold: last?.maxFailureRate) + "</td>"
+        if columns.notFound {
+            let found = release.notFoundRateLow...release.notFoundRateHigh
+            row += release.signalDevices == 0 ? "<td>none reported</td>"
+                : "<td>\(release.notFound) on \(release.notFoundDevices) of \(release.servingDevices) devices "
+                    + "(\(FleetSummary.percent(release.notFoundRate)), \(FleetSummary.percent(found.lowerBound)) to "
+                    + "\(FleetSummary.percent(found.upperBound))); \(release.originFallbacks) origin fallbacks"
+                    + Self.intervalBar("not-found", rate: release.notFoundRate, found, threshold: last?.maxNotFoundRate) + "</td>"
+        }
+        if columns.fallbacks {
+            row += "<td>\(release.zipFallbacks.values.reduce(0, +))\(Self.breakdown(release.zipFallbacks))</td>"
+        }
+        if columns.bytes {
+            row += "<td>" + (release.bytesFetched.map { "\($0) in \(release.reportsWithBytes) reported runs" } ?? "not reported")
+                + "</td>"
+        }
+        return row + "</tr>"
     }
 
     /// What the publishing folder's manifest names now, one line a package.
