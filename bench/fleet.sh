@@ -348,13 +348,12 @@ def launch(device):
     resolver.close()
 
 for device in ids:
-    runtimes.pop(device, None)
-    launch_trial.add(device)
+    launch_trial.add(device)  # every host states 3.1.0 since step 11: v10 replaces v9 in its range
 bad = os.path.join(sources, "v10")
 shutil.copytree(os.path.join(sources, "v5"), bad)
 with open(os.path.join(bad, "index.html"), "w") as page:
     page.write('<!doctype html><title>v10</title><script src="js/launch.js"></script>')
-pack(bad, "10", "--rollout", "1", "--route", "www.example.com/app")
+pack(bad, "10", "--rollout", "1", "--route", "www.example.com/app", "--runtime", ">=3.0.0 <4")
 first_bad, rounds, decision = None, 0, ""
 for rounds in range(1, 9):
     started = time.monotonic()
@@ -365,7 +364,7 @@ for rounds in range(1, 9):
     with concurrent.futures.ThreadPoolExecutor(max_workers=wave) as pool:
         list(pool.map(launch, on_bad))
     fleet_run()  # the next poll reports the verdicts
-    decision = watch(min_devices)
+    decision = watch(min_devices, "--runtime", ">=3.0.0 <4")
     if ": halt: " in decision or ": done: " in decision:
         break
 halted = time.monotonic()
