@@ -22,13 +22,7 @@ extension WebEngineSuites {
         /// Packs demo `version` from the sample's 1.1.0, its page also loading `lacking` when given.
         private func pack(_ version: String, lacking script: String? = nil) throws {
             let source = directory.path + "/source-" + version
-            try FileManager.default.copyItem(atPath: BundleFixtures.demoSource("1.1.0"), toPath: source)
-            if let script {
-                let page = source + "/index.html"
-                let html = try String(contentsOfFile: page, encoding: .utf8)
-                    .replacingOccurrences(of: "</head>", with: "<script src=\"\(script)\"></script></head>")
-                try html.write(toFile: page, atomically: true, encoding: .utf8)
-            }
+            try BundleFixtures.copyDemo(to: source, pageLoading: script)
             let packed = try PkgctlProcess.run(["pack", source, "--name", "demo", "--version", version, "--out", origin,
                                                 "--route", "www.example.com/app"])
             #expect(packed.status == 0, "\(packed.stderr)")

@@ -17,6 +17,17 @@ enum BundleFixtures {
         repository + "/sample-bundles/demo/" + version
     }
 
+    /// A copy at `path` of the sample demo 1.1.0, whose page also loads `script` when given (a file
+    /// the package does not ship): a release that installs cleanly and fails at launch.
+    static func copyDemo(to path: String, pageLoading script: String? = nil) throws {
+        try FileManager.default.copyItem(atPath: demoSource("1.1.0"), toPath: path)
+        guard let script else { return }
+        let page = path + "/index.html"
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+            .replacingOccurrences(of: "</head>", with: "<script src=\"\(script)\"></script></head>")
+        try html.write(toFile: page, atomically: true, encoding: .utf8)
+    }
+
     /// Publishes `sample-bundles/demo/SOURCE` (default: VERSION) as demo VERSION into `out` with
     /// the `pkgctl pack` command (route www.example.com/app, no tree deltas) and `extra`; expects it to succeed.
     static func packDemo(_ version: String, into out: String, from source: String? = nil, _ extra: [String] = []) throws {

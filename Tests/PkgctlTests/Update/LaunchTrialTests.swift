@@ -27,13 +27,7 @@ import Testing
         try BundleFixtures.publishDemo(["1.0.0"], into: originRoot)
         #expect(try updater(.immediate).run().succeeded)
         let source = temp.path + "/1.1.0"
-        try FileManager.default.copyItem(atPath: BundleFixtures.demoSource("1.1.0"), toPath: source)
-        if let script {
-            let page = source + "/index.html"
-            let html = try String(contentsOfFile: page, encoding: .utf8)
-                .replacingOccurrences(of: "</head>", with: "<script src=\"\(script)\"></script></head>")
-            try html.write(toFile: page, atomically: true, encoding: .utf8)
-        }
+        try BundleFixtures.copyDemo(to: source, pageLoading: script)
         try PublishingFolder(originRoot).pack(source: source, name: "demo", version: "1.1.0",
                                               options: .init(routes: ["www.example.com/app"]))
         #expect(try updater(.launches(rule)).run().succeeded)
