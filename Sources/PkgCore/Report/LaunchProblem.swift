@@ -28,8 +28,13 @@ public struct LaunchProblem: Sendable, Hashable, Codable {
     public init(reason: Reason, missingCount: Int = 0, paths: [String] = [], detail: String? = nil) {
         self.reason = reason
         self.missingCount = missingCount
-        self.paths = Array(paths.prefix(Self.pathLimit).map { String($0.utf8.prefix(512)) ?? "" })
-        self.detail = detail.map { String(decoding: $0.utf8.prefix(Self.detailLimit), as: UTF8.self) }
+        self.paths = paths.prefix(Self.pathLimit).map { Self.cut($0, to: 512) }
+        self.detail = detail.map { Self.cut($0, to: Self.detailLimit) }
+    }
+
+    /// The first `limit` bytes of `text`'s UTF-8; a character cut in two ends it as U+FFFD (a path so cut was empty before).
+    private static func cut(_ text: String, to limit: Int) -> String {
+        String(decoding: text.utf8.prefix(limit), as: UTF8.self)
     }
 
     /// The problem in a few words, for `status` and errors: `2 missing files (/app/a.js, ...)`.
