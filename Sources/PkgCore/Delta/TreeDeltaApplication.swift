@@ -2,27 +2,27 @@ import PkgCrypto
 import FoundationEssentials
 import Glibc
 
-/// One ``TreeDelta`` checked against the installed version it starts from, then
-/// applied into a staging directory. Everything the delta says is checked before a
-/// byte is written: the paths it removes, copies and references exist in the base;
-/// the tree it describes passes the published-index rules and limits; the base files
-/// it decodes against fit ``TreeDelta/maxBaseBytes``. Memory while applying: the
-/// delta file, those base files and the decoder's window (at most 2^``Zstd/maxWindowLog``).
+/// One ``TreeDelta`` checked against the tree it starts from, then applied: by a
+/// device into a staging directory (``apply(from:into:)``), by the publisher in
+/// memory to prove the delta rebuilds its release (``builtTree(readingBase:)``).
+/// Everything the delta says is checked before a byte is written: the paths it
+/// removes, copies and references exist in the base; the tree it describes passes
+/// the published-index rules and limits; the base files it decodes against fit
+/// ``TreeDelta/maxBaseBytes``. Memory while applying: the delta file, those base
+/// files and the decoder's window (at most 2^``Zstd/maxWindowLog``).
 package struct TreeDeltaApplication {
     let delta: TreeDelta
-    let base: VersionRecord
-    let baseDirectory: String
+    /// The index of the tree the delta starts from.
+    let base: FileIndex
     let label: String
     /// Bytes of new content the data frame decodes to.
     let dataSize: UInt64
 
-    /// Checks `delta` against `base`, the record of the version installed in `baseDirectory`.
-    package init(delta: TreeDelta, base: VersionRecord, baseDirectory: String, limits: ExtractionLimits,
-                 label: String) throws {
+    /// Checks `delta` against `base`, the index of the tree it starts from.
+    package init(delta: TreeDelta, base: FileIndex, limits: ExtractionLimits, label: String) throws {
         self.delta = delta
         self.base = base
         self.label = label
-        self.baseDirectory = baseDirectory
         let header = delta.header
         func refuse(_ path: String, _ reason: String) -> PkgError {
             PkgError(.checksumMismatch, "\(label): delta: '\(path.escapedForMessage)': \(reason)")
@@ -30,12 +30,12 @@ package struct TreeDeltaApplication {
         // Swift compares strings by canonical equivalence: a path spelt otherwise (NFD for NFC)
         // would find a base file the kernel never would. Every path must be the base's byte for byte.
         for path in header.removed + header.bases + header.files.flatMap({ [$0.path] + ($0.from.map { [$0] } ?? []) }) {
-            if let stored = base.index.files.index(forKey: path),
-               !base.index.files.keys[stored].utf8.elementsEqual(path.utf8) {
+            if let stored = base.files.index(forKey: path),
+               !base.files.keys[stored].utf8.elementsEqual(path.utf8) {
                 throw refuse(path, "names a file of the base in another spelling")
             }
         }
-        var files = base.index.files
+        var files = base.files
         for path in header.removed where files.removeValue(forKey: path) == nil {
             throw refuse(path, "removed, but the base has no such file")
         }
@@ -44,7 +44,7 @@ package struct TreeDeltaApplication {
         for change in header.files {
             guard changed.insert(change.path).inserted else { throw refuse(change.path, "listed twice") }
             if let from = change.from {
-                guard base.index.files[from]?.size == change.size else {
+                guard base.files[from]?.size == change.size else {
                     throw refuse(from, "copied, but the base has no such file of \(change.size) bytes")
                 }
             } else {
@@ -57,7 +57,7 @@ package struct TreeDeltaApplication {
         var baseBytes: UInt64 = 0
         var baseSeen = Set<String>()
         for path in header.bases {
-            guard let file = base.index.files[path] else { throw refuse(path, "a base the installed version lacks") }
+            guard let file = base.files[path] else { throw refuse(path, "a base the installed version lacks") }
             guard baseSeen.insert(path).inserted else { throw refuse(path, "a base listed twice") }
             baseBytes += file.size  // each at most the store's size limit, at most once: no overflow
         }
@@ -71,24 +71,45 @@ package struct TreeDeltaApplication {
         self.dataSize = dataSize
     }
 
-    /// Builds the target tree in `staging` and returns its index; throws unless it
-    /// is exactly the tree the delta names.
-    package func apply(into staging: String) throws -> FileIndex {
+    /// Builds the target tree in `staging` from the installed version in `baseDirectory`
+    /// and returns its index; throws unless it is exactly the tree the delta names.
+    package func apply(from baseDirectory: String, into staging: String) throws -> FileIndex {
         let header = delta.header
-        var result = base.index.files
-        for path in header.removed { result[path] = nil }
-        var prefix: [UInt8] = []
-        for path in header.bases {
+        var writer = TreeDeltaContentWriter(files: header.files.filter { $0.from == nil }, staging: staging)
+        let written = try decode(into: &writer) { path in
             let file = baseDirectory + "/" + path
             guard let bytes = try FileSystem.read(file) else { throw fileSystemError("read", file) }
-            guard SHA256.hash(data: bytes).hexString == base.index.files[path]?.sha256 else {
+            guard SHA256.hash(data: bytes).hexString == base.files[path]?.sha256 else {
                 throw PkgError(.checksumMismatch, "\(label): installed file \(file) differs from its record; "
                                + "not used as a delta base")
             }
-            prefix += bytes
+            return bytes
         }
-        let contents = header.files.filter { $0.from == nil }
-        var writer = ContentWriter(files: contents, staging: staging)
+        for change in header.files {
+            if let from = change.from { try Self.link(baseDirectory + "/" + from, to: staging + "/" + change.path) }
+        }
+        let changed = Set(header.files.map(\.path)), removed = Set(header.removed)
+        for path in base.files.keys where !changed.contains(path) && !removed.contains(path) {
+            try Self.link(baseDirectory + "/" + path, to: staging + "/" + path)
+        }
+        return try tree(with: written, refusal: "; nothing installed")
+    }
+
+    /// The index of the tree the delta builds, decoded in memory with no file written;
+    /// `readingBase` gives the bytes of a base file from its entry. Throws unless it is
+    /// exactly the tree the delta names.
+    package func builtTree(readingBase: (FileIndex.Entry) throws -> [UInt8]) throws -> FileIndex {
+        var writer = TreeDeltaContentWriter(files: delta.header.files.filter { $0.from == nil }, staging: nil)
+        let written = try decode(into: &writer) { path in try readingBase(base.files[path]!) }
+        return try tree(with: written, refusal: "")
+    }
+
+    /// Decodes the data frame against the base files the header lists (read by
+    /// `readingBase` from their paths) through `writer`; returns the new files' entries.
+    private func decode(into writer: inout TreeDeltaContentWriter,
+                        readingBase: (String) throws -> [UInt8]) throws -> [String: FileIndex.Entry] {
+        var prefix: [UInt8] = []
+        for path in delta.header.bases { prefix += try readingBase(path) }
         do {
             try delta.data.withUnsafeBytes { frame in
                 try Zstd.decompress(frame, prefix: prefix, maxOutput: dataSize, what: "\(label): delta data") { chunk in
@@ -99,22 +120,21 @@ package struct TreeDeltaApplication {
             writer.abandon()
             throw error
         }
-        let written = try writer.finish(label: label)
+        return try writer.finish(label: label)
+    }
+
+    /// The base with the header's removals and changes, the new files' entries `written`;
+    /// throws unless its ``TreeDigest`` is the target the header names (the error ends with `refusal`).
+    private func tree(with written: [String: FileIndex.Entry], refusal: String) throws -> FileIndex {
+        let header = delta.header
+        var result = base.files
+        for path in header.removed { result[path] = nil }
         for change in header.files {
-            if let from = change.from {
-                try Self.link(baseDirectory + "/" + from, to: staging + "/" + change.path)
-                result[change.path] = base.index.files[from]
-            } else {
-                result[change.path] = written[change.path]
-            }
-        }
-        let changed = Set(header.files.map(\.path)), removed = Set(header.removed)
-        for path in base.index.files.keys where !changed.contains(path) && !removed.contains(path) {
-            try Self.link(baseDirectory + "/" + path, to: staging + "/" + path)
+            if let from = change.from { result[change.path] = base.files[from] } else { result[change.path] = written[change.path] }
         }
         let index = FileIndex(files: result)
         guard TreeDigest.of(index) == header.target else {
-            throw PkgError(.checksumMismatch, "\(label): delta: the tree it builds is not the one it names; nothing installed")
+            throw PkgError(.checksumMismatch, "\(label): delta: the tree it builds is not the one it names" + refusal)
         }
         return index
     }
@@ -128,80 +148,4 @@ package struct TreeDeltaApplication {
         try FileSystem.createExclusively(bytes, at: target, mode: 0o644)
     }
 
-    /// Cuts the decoded data into the files it is made of, hashing each as it is written.
-    private struct ContentWriter {
-        let files: [TreeDelta.Change]
-        let staging: String
-        private var next = 0
-        private var descriptor: Int32 = -1
-        private var remaining: UInt64 = 0
-        private var hasher = SHA256()
-        private(set) var written: [String: FileIndex.Entry] = [:]
-
-        init(files: [TreeDelta.Change], staging: String) {
-            self.files = files
-            self.staging = staging
-        }
-
-        mutating func write(_ chunk: UnsafeRawBufferPointer) throws {
-            var offset = 0
-            while offset < chunk.count {
-                if descriptor < 0 { try open() }
-                guard descriptor >= 0 else { throw fileSystemError("write past the last file in", staging) }
-                let count = Int(min(remaining, UInt64(chunk.count - offset)))
-                let piece = UnsafeRawBufferPointer(rebasing: chunk[offset..<(offset + count)])
-                hasher.update(bufferPointer: piece)
-                var done = 0
-                while done < count {
-                    let result = Glibc.write(descriptor, piece.baseAddress! + done, count - done)
-                    if result < 0, errno == EINTR { continue }
-                    guard result > 0 else { throw fileSystemError("write", staging + "/" + files[next].path) }
-                    done += result
-                }
-                offset += count
-                remaining -= UInt64(count)
-                if remaining == 0 { try close() }
-            }
-        }
-
-        /// Creates the empty files left and returns every file's entry; throws when the
-        /// data ended before the files it had to fill.
-        mutating func finish(label: String) throws -> [String: FileIndex.Entry] {
-            if descriptor < 0, next < files.count, files[next].size == 0 { try open() }
-            guard descriptor < 0, next == files.count else {
-                if descriptor >= 0 { Glibc.close(descriptor) }
-                throw PkgError(.checksumMismatch, "\(label): delta: its data ends before the files it declares")
-            }
-            return written
-        }
-
-        /// Closes the file being written, if any (the staging directory goes with it).
-        mutating func abandon() {
-            if descriptor >= 0 { Glibc.close(descriptor) }
-            descriptor = -1
-        }
-
-        /// Opens the next file; empty files on the way are created and closed at once.
-        private mutating func open() throws {
-            while true {
-                guard next < files.count else { return }
-                let path = staging + "/" + files[next].path
-                try FileSystem.makeDirectories(PathName.parent(path))
-                descriptor = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o644)
-                guard descriptor >= 0 else { throw fileSystemError("create", path) }
-                remaining = files[next].size
-                hasher = SHA256()
-                if remaining > 0 { return }
-                try close()
-            }
-        }
-
-        private mutating func close() throws {
-            let path = staging + "/" + files[next].path
-            guard Glibc.close(descriptor) == 0 else { throw fileSystemError("close", path) }
-            descriptor = -1
-            written[files[next].path] = FileIndex.Entry(size: files[next].size, sha256: hasher.finalize().hexString)
-            next += 1
-        }
-    }
 }

@@ -62,13 +62,12 @@ struct TreeDeltaInstall {
         guard delta.header.base == reference.base, delta.header.target == reference.target else {
             throw PkgError(.checksumMismatch, "\(label): delta \(url): its trees are not the ones the manifest names")
         }
-        let application = try TreeDeltaApplication(
-            delta: delta, base: base, baseDirectory: store.layout.versionDirectory(base.entry.name, base.entry.version),
-            limits: limits, label: label)
+        let application = try TreeDeltaApplication(delta: delta, base: base.index, limits: limits, label: label)
+        let baseDirectory = store.layout.versionDirectory(base.entry.name, base.entry.version)
         try store.ensureRoom(forBytes: application.dataSize, files: UInt64(delta.header.files.count),
                              purpose: "\(label): applying the delta")
         return try store.installStaged(entry, replacing: replacing) { staging in
-            try application.apply(into: staging)
+            try application.apply(from: baseDirectory, into: staging)
         }
     }
 }

@@ -40,7 +40,7 @@ public struct PublishedFileIndex: Codable, Sendable, Hashable {
     }
 
     /// The index as `FileIndex` records it for `verify`.
-    var fileIndex: FileIndex {
+    package var fileIndex: FileIndex {
         FileIndex(files: Dictionary(uniqueKeysWithValues: files.map { ($0.path, FileIndex.Entry(size: $0.size, sha256: $0.sha256)) }))
     }
 

@@ -12,7 +12,8 @@ extension PublishingFolder {
         try writeDeltas(treeDeltas(to: target, name: name, version: version, from: count, replacing: previous))
     }
 
-    /// The tree deltas ``writeDeltas(to:name:version:from:replacing:)`` writes, computed but not
+    /// The tree deltas ``writeDeltas(to:name:version:from:replacing:)`` writes, computed and
+    /// each applied to its base to prove it rebuilds `target` (``TreeDeltaCheck``), but not
     /// written; the objects of `target` must be published already. The bases are compressed on
     /// up to ``workers`` threads, each holding its base's bytes and a zstd context of its
     /// window; the list is in the order of the bases, newest first, then the replaced release
@@ -36,11 +37,14 @@ extension PublishingFolder {
             if let existing = try existingDelta(from: base.digest, to: targetDigest) {
                 return PendingDelta(from: base.version, base: base.digest, target: targetDigest, url: existing, bytes: nil)
             }
-            guard let bytes = try TreeDeltaWriter().delta(from: base.index, to: target, contents: { sha256 in
+            let contents = { (sha256: String) throws -> [UInt8] in
                 let object = root + "/" + PublishedFileIndex.objectPath(sha256)
                 guard let bytes = try FileSystem.read(object) else { throw fileSystemError("read", object) }
                 return bytes
-            }) else { return nil }
+            }
+            guard let bytes = try TreeDeltaWriter().delta(from: base.index, to: target, contents: contents) else { return nil }
+            try TreeDeltaCheck.verify(bytes, from: base.index, to: target, label: "\(name) \(version) (delta from \(base.version))",
+                                      contents: contents)
             let url = PublishedLayout.delta(base: base.digest, target: targetDigest,
                                             sha256: SHA256.hash(data: bytes).hexString)
             return PendingDelta(from: base.version, base: base.digest, target: targetDigest, url: url, bytes: bytes)

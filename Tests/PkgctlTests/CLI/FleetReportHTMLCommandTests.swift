@@ -38,7 +38,7 @@ import Testing
     @Test func aMonthOfReportsCostsTheMemoryOfADays() throws {
         func log(_ name: String, lines count: Int, days: Int) throws -> String {
             let path = temp.path + "/" + name
-            FileManager.default.createFile(atPath: path, contents: nil)
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
             let file = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
             defer { try? file.close() }
             var text = ""

@@ -241,8 +241,8 @@ import Testing
         let header = TreeDelta.Header(base: TreeDigest.of(record.index), target: String(repeating: "b", count: 64),
                                       bases: ["a.js", "b.js"], removed: [], files: [])
         let error = #expect(throws: PkgError.self) {
-            _ = try TreeDeltaApplication(delta: TreeDelta(header: header, data: []), base: record,
-                                         baseDirectory: temp.path + "/nowhere", limits: ExtractionLimits(), label: "app 2.0")
+            _ = try TreeDeltaApplication(delta: TreeDelta(header: header, data: []), base: record.index,
+                                         limits: ExtractionLimits(), label: "app 2.0")
         }
         #expect(error?.message == "app 2.0: delta: its base files weigh \(2 * huge.size) bytes, more than the limit of "
                 + "\(TreeDelta.maxBaseBytes)")
@@ -265,8 +265,8 @@ import Testing
         ]
         for (header, reason) in cases {
             let error = #expect(throws: PkgError.self) {
-                _ = try TreeDeltaApplication(delta: TreeDelta(header: header, data: []), base: record,
-                                             baseDirectory: temp.path + "/nowhere", limits: ExtractionLimits(), label: "app 2.0")
+                _ = try TreeDeltaApplication(delta: TreeDelta(header: header, data: []), base: record.index,
+                                             limits: ExtractionLimits(), label: "app 2.0")
             }
             #expect(error?.message.contains(reason) == true, "\(error?.message ?? "")")
         }
