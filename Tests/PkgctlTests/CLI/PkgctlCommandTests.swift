@@ -230,7 +230,7 @@ import Testing
         try BundleFixtures.makeTree(at: v1, files: 300, size: 24_000, seed: 1)
         try BundleFixtures.makeTree(at: v2, files: 300, size: 24_000, seed: 1)
         for path in try FileManager.default.subpathsOfDirectory(atPath: v2) where path.hasSuffix("0.bin") {
-            try Data((0..<24_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: URL(fileURLWithPath: v2 + "/" + path))
+            try Data([UInt8].filled(count: 24_000) { UInt8(truncatingIfNeeded: $0 &* 7) }).write(to: URL(fileURLWithPath: v2 + "/" + path))
         }
         let publisher = PublishingFolder(origin)
         let entries = try [publisher.pack(source: v1, name: "app", version: "1", options: .init(deltaFrom: 0)),

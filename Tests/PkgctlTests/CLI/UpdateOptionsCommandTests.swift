@@ -138,7 +138,8 @@ import Testing
         // 2 MiB of hex digits: deflate gets about 2:1, far below the default 200:1.
         var generator = SplitMix(seed: 7)
         let hex = Array("0123456789abcdef".utf8)
-        try Data((0..<(2 << 20)).map { _ in hex[Int(generator.next() & 15)] }).write(to: URL(fileURLWithPath: source + "/js/big.js"))
+        let random = generator.bytes(2 << 20)
+        try Data([UInt8].filled(count: random.count) { hex[Int(random[$0] & 15)] }).write(to: URL(fileURLWithPath: source + "/js/big.js"))
         try Data("<p>".utf8).write(to: URL(fileURLWithPath: source + "/index.html"))
         #expect(try PkgctlProcess.run(["pack", source, "--name", "site", "--version", "1", "--out", origin,
                                        "--route", "www.example.com"]).status == 0)

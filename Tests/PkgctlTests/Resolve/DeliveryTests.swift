@@ -60,7 +60,7 @@ final class StallingTask: ResourceTask, @unchecked Sendable {
 
 @Suite(.serialized) struct DeliveryTests {
     static let window = 256 * 1024
-    static let large: [UInt8] = (0..<(12 << 20)).map { UInt8(truncatingIfNeeded: ($0 &* 31) ^ ($0 >> 13)) }
+    static let large = [UInt8].filled(count: 12 << 20) { UInt8(truncatingIfNeeded: ($0 &* 31) ^ ($0 >> 13)) }
     let sandbox: ResolveSandbox
     let originRoot: TemporaryDirectory
     let origin: ResolverOrigin

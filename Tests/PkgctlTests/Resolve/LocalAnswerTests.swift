@@ -6,7 +6,7 @@ import Testing
 @Suite struct LocalAnswerTests {
     let sandbox: ResolveSandbox
     let resolver: Resolver
-    static let big: [UInt8] = (0..<(1 << 20) + 123).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
+    static let big = [UInt8].filled(count: (1 << 20) + 123) { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 9) }
 
     init() throws {
         sandbox = try ResolveSandbox()

@@ -133,7 +133,7 @@ import Testing
         let source = temp.path + "/big"
         try FileManager.default.copyItem(atPath: BundleFixtures.demoSource("1.1.0"), toPath: source)
         var generator = SplitMix(seed: 9)
-        let video = Data((0..<3_000_000).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
+        let video = Data(generator.bytes(3_000_000))
         try video.write(to: URL(fileURLWithPath: source + "/media.mp4"))
         try install(source, version: "2.0.0")
         try withServer { port in

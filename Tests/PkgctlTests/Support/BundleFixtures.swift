@@ -63,8 +63,7 @@ enum BundleFixtures {
         for i in 0..<files {
             let directory = path + "/d\(i % 7)/e\(i % 3)"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let bytes = (0..<size).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
-            try Data(bytes).write(to: URL(fileURLWithPath: directory + "/f\(i).bin"))
+            try Data(generator.bytes(size)).write(to: URL(fileURLWithPath: directory + "/f\(i).bin"))
         }
     }
 
@@ -90,6 +89,16 @@ struct SplitMix: RandomNumberGenerator {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
+    }
+
+    /// `count` bytes, eight from each number, written through a buffer (as ``Array/filled(count:_:)``
+    /// says why: one number a byte through `map` took 318 s for 96 MiB under ThreadSanitizer).
+    mutating func bytes(_ count: Int) -> [UInt8] {
+        var words = [UInt64](repeating: 0, count: (count + 7) / 8)
+        words.withUnsafeMutableBufferPointer { buffer in
+            for index in buffer.indices { buffer[index] = next().littleEndian }
+        }
+        return words.withUnsafeBytes { Array($0.prefix(count)) }
     }
 }
 
