@@ -63,7 +63,7 @@ class JobExchange:
             self.handler.count_late()
             return
         self.status = status
-        fields = {name.lower(): value for name, value in headers}
+        fields = {name.lower(): value for name, value in headers.items()}
         if 300 <= status < 400 and "location" in fields:
             self.job.redirect(self.job.requestUrl().resolved(QUrl(fields["location"])))
             return
@@ -71,7 +71,7 @@ class JobExchange:
             self.job.fail(QWebEngineUrlRequestJob.Error.UrlNotFound)
             return
         extra = {QByteArray(name.encode()): QByteArray(value.encode())
-                 for name, value in headers if name.lower() not in _DROPPED_RESPONSE_HEADERS}
+                 for name, value in headers.items() if name.lower() not in _DROPPED_RESPONSE_HEADERS}
         self.job.setAdditionalResponseHeaders(extra)
         total, first = (0, 0) if self.method == "HEAD" or status in (204, 304) else _extent(status, fields)
         if total is None or (status == 206 and not self.range):

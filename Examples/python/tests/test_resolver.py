@@ -181,3 +181,122 @@ def test_a_callback_stopping_its_task_does_not_wait_for_consumption_reported_on_
     assert outcome == {"stopped": True, "reporter ended": True}
     assert resolver.counters().tasks_stopped == 1
     resolver.close()
+
+
+# --- The binding as a Python developer would use it (issue 49) ---------------------------------
+
+def test_fetch_returns_the_whole_answer_with_case_insensitive_headers():
+    with pkgctl_resolver.Resolver(STORE, upstream=UPSTREAM) as resolver:
+        response = resolver.fetch("app://www.example.com/app/index.html", headers={"Accept": "text/html"})
+    assert (response.status, response.body) == (200, b"<!doctype html><title>demo</title>")
+    assert response.headers["content-type"] == response.headers["Content-Type"]
+    assert response.headers["CONTENT-TYPE"].startswith("text/html")
+    assert response.headers.get_all("content-type") == [response.headers["content-type"]]
+    assert "Content-Type" in response.headers and "X-Absent" not in response.headers
+    assert len(response.headers.items()) >= len(response.headers)
+
+
+def test_each_failure_is_its_own_exception_with_its_result():
+    with pkgctl_resolver.Resolver(STORE, upstream=UPSTREAM, offline=True) as offline:
+        try:
+            offline.fetch("app://www.example.com/app/nowhere.js")
+        except pkgctl_resolver.OfflineError as error:
+            assert error.result is pkgctl_resolver.Result.OFFLINE
+            assert str(error).endswith("is in no installed package (offline)")
+        else:
+            raise AssertionError("an offline miss was answered")
+    # Nothing listens on port 1 of 127.0.0.1: the connection is refused at once.
+    with pkgctl_resolver.Resolver(STORE, upstream="http://127.0.0.1:1") as unreachable:
+        try:
+            unreachable.fetch("app://www.example.com/app/nowhere.js")
+        except pkgctl_resolver.TransferError as error:
+            assert error.result is pkgctl_resolver.Result.TRANSFER and isinstance(error, pkgctl_resolver.ResolverError)
+        else:
+            raise AssertionError("an unreachable origin answered")
+
+
+def test_an_exception_in_a_callback_stops_its_task_and_is_raised_from_dispatch():
+    resolver = pkgctl_resolver.Resolver(STORE, upstream=UPSTREAM)
+    calls = []
+
+    def on_data(data):
+        calls.append(len(data))
+        raise RuntimeError("the host failed")
+
+    task = resolver.start("GET", "app://www.example.com/app/big.bin", on_data=on_data,
+                          on_end=lambda *_: calls.append("end"))
+    raised = None
+    deadline = time.monotonic() + 10
+    while raised is None and time.monotonic() < deadline:
+        select.select([resolver], [], [], 0.05)
+        try:
+            resolver.dispatch()
+        except RuntimeError as error:
+            raised = error
+    assert str(raised) == "the host failed"
+    assert task.stopped and len(calls) == 1
+    until = time.monotonic() + 0.3
+    while time.monotonic() < until:  # nothing of the stopped task runs after
+        select.select([resolver], [], [], 0.02)
+        resolver.dispatch()
+    assert len(calls) == 1 and resolver.counters().tasks_stopped == 1
+    resolver.close()
+
+
+def test_arguments_are_checked_before_they_reach_the_library():
+    for window in (-1, 2 ** 64, True, 1.5):
+        try:
+            pkgctl_resolver.Resolver(STORE, window=window)
+        except ValueError as error:
+            assert "window must be a byte count" in str(error)
+        else:
+            raise AssertionError(f"window={window!r} was accepted")
+    with pkgctl_resolver.Resolver(STORE, upstream=UPSTREAM) as resolver:
+        for body in ("x=1&y=2", 12):
+            try:
+                resolver.start("POST", "app://www.example.com/app/form", body=body)
+            except TypeError as error:
+                assert "body must be bytes-like" in str(error)
+            else:
+                raise AssertionError(f"body={body!r} was accepted")
+        for headers in ("Accept", [("Accept",)], [(b"Accept", b"*/*")]):
+            try:
+                resolver.plan("GET", "app://www.example.com/app/", headers=headers)
+            except TypeError:
+                pass
+            else:
+                raise AssertionError(f"headers={headers!r} were accepted")
+        with resolver.start("POST", "app://www.example.com/app/form", body=bytearray(b"x=1&y=2")) as task:
+            assert not task.stopped
+        assert task.stopped
+        assert resolver.plan("GET", "app://www.example.com/app/index.html", {"Accept": "text/html"}).source == "package"
+
+
+def test_a_closed_resolver_says_so():
+    with pkgctl_resolver.Resolver(STORE, upstream=UPSTREAM) as resolver:
+        pass
+    for call in (lambda: resolver.start("GET", "app://www.example.com/app/"), resolver.dispatch, resolver.fileno,
+                 lambda: resolver.plan("GET", "app://www.example.com/app/"), resolver.counters):
+        try:
+            call()
+        except ValueError as error:
+            assert str(error) == "resolver is closed"
+        else:
+            raise AssertionError("a closed resolver was used")
+    resolver.close()  # again: nothing to do
+
+
+def test_a_resolver_never_closed_is_freed_when_collected():
+    import gc
+    resolver = pkgctl_resolver.Resolver(STORE, upstream=UPSTREAM)
+    task = resolver.start("GET", "app://www.example.com/app/big.bin")
+    descriptor = resolver.fileno()
+    os.fstat(descriptor)
+    del resolver, task
+    gc.collect()
+    try:
+        os.fstat(descriptor)  # the library closes its descriptor as it frees the resolver
+    except OSError:
+        pass
+    else:
+        raise AssertionError("the resolver's descriptor is still open: it was not freed")

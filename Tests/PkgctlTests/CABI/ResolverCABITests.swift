@@ -204,7 +204,7 @@ import Testing
                                 "PKGCTL_RESOLVER_LIBRARY": folder + "/libpkgctl-resolver.so.0",
                                 "PYTHONDONTWRITEBYTECODE": "1", "PYTHONMALLOC": "malloc",
                             ]) { $1 },
-                            passed: "8 passed")
+                            passed: "14 passed")
         let found = (try? FileManager.default.contentsOfDirectory(atPath: reports)) ?? []
         let text = found.map { (try? String(contentsOfFile: reports + "/" + $0, encoding: .utf8)) ?? $0 }.joined(separator: "\n")
         #expect(found.isEmpty, "sanitizer reports: \(text.prefix(4000))")
@@ -217,7 +217,7 @@ import Testing
                                              BundleFixtures.repository + "/Examples/python/tests"],
                             origin: try bindingOrigin(),
                             environment: ["PKGCTL_RESOLVER_LIBRARY": lib + "/libpkgctl-resolver.so.0", "PYTHONDONTWRITEBYTECODE": "1"],
-                            passed: "8 passed")
+                            passed: "14 passed")
     }
 
     @Test func theRustBindingPassesItsTestsAgainstNginx() throws {
