@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+
+/// python3-pkgctl-resolver, the Python binding as `scripts/package` builds it beside the
+/// library's packages: lintian-clean, and importable from where dpkg installs it, where it
+/// finds the installed library and answers from a store.
+@Suite(.enabled(if: DebianPackage.isAvailable, "needs PKGCTL_DEB, the .deb scripts/package builds (scripts/test)"))
+struct PythonPackageTests {
+    static var deb: String {
+        URL(fileURLWithPath: DebianPackage.path).deletingLastPathComponent().path
+            + "/python3-pkgctl-resolver_\(ResolverPackages.version)_all.deb"
+    }
+    static let modules = ["__init__.py", "_abi.py", "errors.py", "headers.py", "resolver.py", "py.typed"]
+
+    @Test func lintianReportsNoErrorOrWarning() throws {
+        let result = try PackagingCommand.run("/usr/bin/lintian", ["--tag-display-limit", "0", Self.deb])
+        let tags = result.stdout.split(separator: "\n").filter { $0.hasPrefix("E: ") || $0.hasPrefix("W: ") }
+        #expect(tags.isEmpty, "\(tags.joined(separator: "\n"))")
+        #expect(result.status == 0, "\(result.all)")
+    }
+
+    @Test func itHoldsThePackageForEveryArchitectureAndNeedsTheLibrary() throws {
+        let entries = try ResolverPackages.contents(Self.deb)
+        for module in Self.modules {
+            #expect(entries["./usr/lib/python3/dist-packages/pkgctl_resolver/\(module)"]?.mode == "-rw-r--r--", "\(module)")
+        }
+        #expect(!entries.keys.contains { $0.contains("__pycache__") }, "no byte-code shipped")
+        let fields = try PackagingCommand.require("/usr/bin/dpkg-deb", ["-f", Self.deb, "Architecture", "Depends", "Section"])
+        #expect(fields == "Architecture: all\nDepends: python3 (>= 3.8), libpkgctl-resolver0 (>= \(ResolverPackages.version))\n"
+                + "Section: python\n", "\(fields)")
+    }
+
+    /// Installed with the library into a throwaway root, Debian's python3 imports the binding
+    /// from there, loads the library from there and gets a package's file offline; the purge
+    /// leaves no file of either behind.
+    @Test(.enabled(if: getuid() == 0, "dpkg --root needs root"))
+    func installedItAnswersFromAStoreAndPurgesWhole() throws {
+        let debs = [ResolverPackages.library, Self.deb]
+        let (root, dpkg) = try DebianPackage.throwawayRoot(for: debs)
+        let install = try PackagingCommand.run("/usr/bin/dpkg", dpkg + ["--install"] + debs)
+        #expect(install.status == 0 && !install.all.contains("warning"), "\(install.all)")
+        let sandbox = try ResolveSandbox()
+        try sandbox.install("demo", "1.0.0", routes: ["www.example.com/app"], files: [
+            "index.html": Array("<!doctype html><title>demo</title>".utf8),
+        ])
+        let script = """
+            import sys, pkgctl_resolver
+            print(pkgctl_resolver.__file__)
+            with pkgctl_resolver.Resolver(sys.argv[1], offline=True) as resolver:
+                response = resolver.fetch("app://www.example.com/app/index.html")
+            print(response.status, response.headers["content-type"], response.body.decode())
+            """
+        let run = try PackagingCommand.run("/usr/bin/python3", ["-B", "-c", script, sandbox.root], environment: [
+            "PYTHONPATH": root.path("usr/lib/python3/dist-packages"),
+            "PKGCTL_RESOLVER_LIBRARY": root.path("\(ResolverPackages.libdir)/libpkgctl-resolver.so.0"),
+        ])
+        #expect(run.status == 0, "\(run.all)")
+        #expect(run.stdout == root.path("usr/lib/python3/dist-packages/pkgctl_resolver/__init__.py") + "\n"
+                + "200 text/html; charset=utf-8 <!doctype html><title>demo</title>\n", "\(run.all)")
+        let purge = try PackagingCommand.run("/usr/bin/dpkg", dpkg + ["--purge", "python3-pkgctl-resolver", "libpkgctl-resolver0"])
+        let warnings = purge.all.split(separator: "\n").filter { $0.contains("warning") && !$0.contains("'/usr' not empty") }
+        #expect(purge.status == 0 && warnings.isEmpty, "\(purge.all)")
+        #expect(!FileManager.default.fileExists(atPath: root.path("usr/lib/python3/dist-packages/pkgctl_resolver")))
+    }
+}
