@@ -1,6 +1,6 @@
 """pkgctl's resolver for Python hosts, through its C ABI (pkgctl/resolver.h) with ctypes.
 
-Standard library only. Callbacks run on the thread that
+Standard library only (PyGObject for Resolver.attach alone). Callbacks run on the thread that
 calls Resolver.dispatch(); wait for Resolver.fileno() to be readable and call it:
 
     with Resolver("/var/lib/pkgctl") as resolver:

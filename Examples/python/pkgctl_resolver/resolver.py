@@ -5,6 +5,7 @@ import collections
 import ctypes
 import os
 import select
+import sys
 import threading
 import time
 import weakref
@@ -105,8 +106,11 @@ class Task:
         self.stop()
 
 
-def _release(handle: int, live: Set[Task]) -> None:
-    """Stops the live tasks and frees the resolver: close(), or the finalizer of one never closed."""
+def _release(handle: int, live: Set[Task], sources: list) -> None:
+    """Detaches the GLib sources, stops the live tasks and frees the resolver: close(), or the
+    finalizer of one never closed."""
+    for source in sources:
+        source.destroy()
     for task in list(live):
         task.stop()
     _abi.library().pkgctl_resolver_destroy(handle)
@@ -149,9 +153,10 @@ class Resolver:
         self._handle: Optional[int] = handle
         self._tasks: Set[Task] = set()
         self._failures: List[BaseException] = []
+        self._sources: list = []  # GLib sources attach() made
         # Tasks hold the set, not the resolver, so a resolver nobody holds is collected, and its
         # finalizer (which holds the handle and the set) stops them and frees the library's side.
-        self._finalizer = weakref.finalize(self, _release, handle, self._tasks)
+        self._finalizer = weakref.finalize(self, _release, handle, self._tasks, self._sources)
 
     def _open(self) -> int:
         if self._handle is None:
@@ -253,6 +258,30 @@ class Resolver:
         counters = _abi.Counters(ctypes.sizeof(_abi.Counters))
         _abi.library().pkgctl_resolver_counters_get(self._open(), ctypes.byref(counters))
         return counters
+
+    def attach(self, context=None) -> int:
+        """Dispatches from a GLib main context (PyGObject's GLib.MainContext; None: the default
+        one) whenever callbacks wait, so a GLib host needs no loop of its own; returns the
+        source's id. close() detaches it. An exception dispatch() raises goes to sys.excepthook:
+        GLib would drop it. PyGObject is imported here only."""
+        from gi.repository import GLib
+
+        resolver = weakref.ref(self)  # the source must not keep the resolver alive
+
+        def ready(*_):
+            target = resolver()
+            if target is None or target._handle is None:
+                return GLib.SOURCE_REMOVE
+            try:
+                target.dispatch()
+            except Exception:
+                sys.excepthook(*sys.exc_info())
+            return GLib.SOURCE_CONTINUE
+
+        source = GLib.unix_fd_source_new(self.fileno(), GLib.IOCondition.IN)
+        source.set_callback(ready)
+        self._sources.append(source)
+        return source.attach(context)
 
     def close(self) -> None:
         """Stops what still runs and frees the resolver (on the dispatching thread); later calls do nothing."""

@@ -31,8 +31,8 @@ struct PythonPackageTests {
     }
 
     /// Installed with the library into a throwaway root, Debian's python3 imports the binding
-    /// from there, loads the library from there and gets a package's file offline; the purge
-    /// leaves no file of either behind.
+    /// from there, loads the library from there and gets a package's file offline, by `fetch()`
+    /// and through a GLib main context (`attach()`, PyGObject); the purge leaves no file behind.
     @Test(.enabled(if: getuid() == 0, "dpkg --root needs root"))
     func installedItAnswersFromAStoreAndPurgesWhole() throws {
         let debs = [ResolverPackages.library, Self.deb]
@@ -43,12 +43,23 @@ struct PythonPackageTests {
         try sandbox.install("demo", "1.0.0", routes: ["www.example.com/app"], files: [
             "index.html": Array("<!doctype html><title>demo</title>".utf8),
         ])
+        // fetch() for a script; then a GLib host's way, attach() to a main context of its own.
         let script = """
             import sys, pkgctl_resolver
+            from gi.repository import GLib
             print(pkgctl_resolver.__file__)
             with pkgctl_resolver.Resolver(sys.argv[1], offline=True) as resolver:
                 response = resolver.fetch("app://www.example.com/app/index.html")
-            print(response.status, response.headers["content-type"], response.body.decode())
+                print(response.status, response.headers["content-type"], response.body.decode())
+                context, ended, body = GLib.MainContext.new(), [], []
+                resolver.attach(context)
+                resolver.start("GET", "app://www.example.com/app/index.html", on_data=body.append,
+                               on_end=lambda result, message: ended.append(result))
+                for _ in range(1000):
+                    if ended:
+                        break
+                    context.iteration(True)
+                print("attached:", ended, b"".join(body).decode())
             """
         let run = try PackagingCommand.run("/usr/bin/python3", ["-B", "-c", script, sandbox.root], environment: [
             "PYTHONPATH": root.path("usr/lib/python3/dist-packages"),
@@ -56,7 +67,8 @@ struct PythonPackageTests {
         ])
         #expect(run.status == 0, "\(run.all)")
         #expect(run.stdout == root.path("usr/lib/python3/dist-packages/pkgctl_resolver/__init__.py") + "\n"
-                + "200 text/html; charset=utf-8 <!doctype html><title>demo</title>\n", "\(run.all)")
+                + "200 text/html; charset=utf-8 <!doctype html><title>demo</title>\n"
+                + "attached: [<Result.OK: 0>] <!doctype html><title>demo</title>\n", "\(run.all)")
         let purge = try PackagingCommand.run("/usr/bin/dpkg", dpkg + ["--purge", "python3-pkgctl-resolver", "libpkgctl-resolver0"])
         let warnings = purge.all.split(separator: "\n").filter { $0.contains("warning") && !$0.contains("'/usr' not empty") }
         #expect(purge.status == 0 && warnings.isEmpty, "\(purge.all)")
