@@ -9,7 +9,8 @@ import PkgCore
 /// installed version. Whatever it says, nothing is written outside the staging
 /// directory, the base stays as it was, and an accepted delta builds exactly the tree
 /// whose digest it names: every file in staging is in the returned index with its
-/// true SHA-256 and size, and nothing else is there.
+/// true SHA-256 and size, and nothing else is there; and the in-memory build the
+/// publisher checks each delta with (`builtTree`) gives the same index.
 ///
 /// An input is a delta file, or, so that mutations reach the header's fields rather than
 /// its zstd frame, the header's plain JSON, a NUL and the data frame.
@@ -27,15 +28,14 @@ public func fuzzTreeDelta(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 
 private func apply(_ delta: TreeDelta) {
     let limits = ExtractionLimits(maxEntries: 64, maxTotalUncompressedSize: 1 << 24)
-    guard let application = try? TreeDeltaApplication(delta: delta, base: TreeDeltaFixture.record,
-                                                      baseDirectory: TreeDeltaFixture.directory, limits: limits,
+    guard let application = try? TreeDeltaApplication(delta: delta, base: TreeDeltaFixture.record.index, limits: limits,
                                                       label: "fuzz")
     else { return }
     let staging = TreeDeltaFixture.root + "/staging"
     FixtureFiles.removeTree(staging)
     FixtureFiles.makeDirectories(staging)
     defer { FixtureFiles.removeTree(staging) }
-    let index = try? application.apply(into: staging)
+    let index = try? application.apply(from: TreeDeltaFixture.directory, into: staging)
     TreeDeltaFixture.checkBaseUnchanged()
     fuzzCheck(TreeDeltaFixture.entries(of: TreeDeltaFixture.root).keys.allSatisfy {
         $0.hasPrefix("base/") || $0.hasPrefix("staging/")
@@ -44,6 +44,11 @@ private func apply(_ delta: TreeDelta) {
     fuzzCheck(TreeDigest.of(index) == delta.header.target, "accepted a tree whose digest is not the delta's target")
     let written = TreeDeltaFixture.entries(of: staging)
     fuzzCheck(written == index.files, "the staging tree differs from the index returned: \(written.count) files vs \(index.files.count)")
+    // The publisher's check (pack's TreeDeltaCheck) decodes in memory: it must build the same tree.
+    let built = try? application.builtTree { entry in
+        TreeDeltaFixture.files.values.first { TreeDeltaFixture.sha256($0) == entry.sha256 } ?? []
+    }
+    fuzzCheck(built == index, "the in-memory build differs from what a device applied")
 }
 
 /// The installed version deltas apply to: a few files of a bundler's output.
