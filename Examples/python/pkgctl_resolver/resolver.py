@@ -1,7 +1,6 @@
 """Resolver and Task: the C ABI's resolver and its tasks, for Python hosts."""
 from __future__ import annotations
 
-import collections
 import ctypes
 import os
 import select
@@ -20,6 +19,11 @@ DataCallback = Callable[[bytes], None]
 EndCallback = Callable[[Result, Optional[str]], None]
 
 _MAX_WINDOW = (1 << 64) - 1
+
+
+def _is_byte_count(value) -> bool:
+    """Whether `value` is an int (not a bool) from 0 to 2**64-1, as the C ABI's counts are."""
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= _MAX_WINDOW
 
 
 class Plan(NamedTuple):
@@ -69,7 +73,7 @@ class Task:
 
     def consumed(self, length: int) -> None:
         """Reports `length` body bytes used (with explicit_consumption); any thread."""
-        if not isinstance(length, int) or isinstance(length, bool) or not 0 <= length <= _MAX_WINDOW:
+        if not _is_byte_count(length):
             raise ValueError(f"consumed() takes a byte count from 0 to 2**64-1, not {length!r}")
         with self._lock:
             handle = self._handle
@@ -139,7 +143,7 @@ class Resolver:
     def __init__(self, store_root: Union[str, os.PathLike], upstream: Optional[str] = None,
                  ca_file: Optional[Union[str, os.PathLike]] = None, offline: bool = False,
                  explicit_consumption: bool = False, window: int = 0):
-        if not isinstance(window, int) or isinstance(window, bool) or not 0 <= window <= _MAX_WINDOW:
+        if not _is_byte_count(window):
             raise ValueError(f"window must be a byte count from 0 (1 MiB) to 2**64-1, not {window!r}")
         if upstream is not None and not isinstance(upstream, str):
             raise TypeError(f"upstream must be str, not {type(upstream).__name__}")
