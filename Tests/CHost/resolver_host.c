@@ -14,7 +14,7 @@
  *   resolver_host STORE UPSTREAM abandon N URL  N tasks left running at pkgctl_resolver_destroy(), which
  *                                               stops them and frees their handles: "abandoned=N"
  *   resolver_host STORE UPSTREAM launch PAGE URL...
- *                                               PAGE as a navigation, then each URL as get does,
+ *                                               PAGE as a navigation ("PAGE status=S bytes=N"), then each URL as get does,
  *                                               offline (a trial by launches counts offline misses)
  *   resolver_host STORE UPSTREAM launch-report PAGE URL... DETAIL
  *                                               the same, then the host's report of the launch: "report=R"
@@ -193,7 +193,7 @@ static int abandon(pkgctl_resolver *resolver, int count, const char *url) {
     return 0;
 }
 
-/* One launch as a web view makes it: PAGE as a navigation (Accept text/html), then each URL; then,
+/* One launch as a web view makes it: PAGE as a navigation (Accept text/html; "PAGE status=S bytes=N"), then each URL; then,
    with a DETAIL, pkgctl_resolver_report_launch_problem() of PAGE: "report=R" (1 taken, 0 not). */
 static int launch(pkgctl_resolver *resolver, const char *page, int count, char **urls, const char *detail) {
     task_state state;
@@ -202,7 +202,7 @@ static int launch(pkgctl_resolver *resolver, const char *page, int count, char *
     pkgctl_task *task = pkgctl_task_start(resolver, "GET", page, &accept, 1, NULL, 0, &callbacks, &state);
     for (double deadline = now() + 20; !state.ended && now() < deadline;) pump(resolver, 100);
     pkgctl_task_stop(task);
-    printf("%s status=%d\n", page, state.status);
+    printf("%s status=%d bytes=%zu\n", page, state.status, state.bytes);
     get(resolver, count, urls);
     if (detail) printf("report=%d\n", (int)pkgctl_resolver_report_launch_problem(resolver, page, detail));
     return 0;

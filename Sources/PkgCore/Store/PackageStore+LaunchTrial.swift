@@ -31,8 +31,12 @@ extension PackageStore {
     private func settleLaunchTrialLocked(_ name: String, now: Date) throws -> LaunchVerdict? {
         guard let trial = try trial(of: name), trial.confirmedBy == .launches, let rule = trial.rule,
               activeVersion(of: name) == trial.version,
-              let tally = try LaunchTally.read(name: name, version: trial.version, layout: layout),
-              tally.verdict == nil else { return nil }
+              let tally = try LaunchTally.read(name: name, version: trial.version, layout: layout) else { return nil }
+        if let written = tally.verdict {
+            // A crash after the verdict was written and before the switch: the switch is made now.
+            try carryOut(written.decision, of: trial)
+            return written
+        }
         let decision: LaunchVerdict.Decision
         if tally.bad >= rule.revertAfter {
             decision = .reverted
@@ -51,10 +55,14 @@ extension PackageStore {
             tally.verdict = verdict
             return true
         }
+        try carryOut(decision, of: trial)
+        return verdict
+    }
+
+    private func carryOut(_ decision: LaunchVerdict.Decision, of trial: ActivationTrial) throws {
         switch decision {
-        case .confirmed: try confirm(name, version: trial.version)
+        case .confirmed: try confirm(trial.name, version: trial.version)
         case .reverted: try revert(trial)
         }
-        return verdict
     }
 }

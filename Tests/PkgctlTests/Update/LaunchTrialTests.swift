@@ -83,6 +83,26 @@ import Testing
         #expect(store.activeVersion(of: "demo") == "1.0.0")
     }
 
+    /// The settling writes the verdict before it switches. A crash between the two (here: the
+    /// verdict written, the switch not made) is finished by the next settling, under the lock.
+    @Test func aVerdictWrittenBeforeACrashIsCarriedOutByTheNextSettling() throws {
+        try tryRelease(rule: try LaunchTrialRule(confirmAfter: 3, revertAfter: 2))
+        let verdict = LaunchVerdict(decision: .reverted, problem: LaunchProblem(reason: .host, detail: "crash"),
+                                    previous: "1.0.0", servedDigest: nil, decidedAt: Date(timeIntervalSince1970: 1_800_000_000), reported: false)
+        try LaunchTally.update(name: "demo", version: "1.1.0", layout: store.layout) { tally in
+            tally.count(verdict.problem)
+            tally.verdict = verdict
+            return true
+        }
+        #expect(store.activeVersion(of: "demo") == "1.1.0", "the crash left the switch unmade")
+
+        #expect(try store.settleLaunchTrial("demo") == verdict)
+        #expect(store.activeVersion(of: "demo") == "1.0.0")
+        #expect(try store.heldVersions(of: "demo") == ["1.1.0"])
+        #expect(try store.trial(of: "demo") == nil)
+        #expect(try store.settleLaunchTrial("demo") == nil, "settled once")
+    }
+
     @Test func aGoodReleaseIsConfirmedAfterKCleanLaunchesWithTheOriginUnreachable() throws {
         try tryRelease(rule: try LaunchTrialRule(confirmAfter: 2, revertAfter: 1))
         for _ in 0..<2 { try launch(loading: ["css/style.css", "js/app.js", "img/logo.png"]) }
