@@ -1,5 +1,5 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
 
 /// pkgctl's commands and their long options, as the argument parser describes them
 /// (the data of `--experimental-dump-help`): what a mistyped command or flag is compared with.

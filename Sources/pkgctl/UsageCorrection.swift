@@ -77,7 +77,7 @@ enum UsageCorrection {
 
     /// The text between `prefix` and the next `'` in `message`, when `message` has `prefix`.
     private static func quoted(in message: String, after prefix: String) -> String? {
-        guard let start = message.range(of: prefix)?.upperBound,
+        guard let start = message.firstRange(of: prefix)?.upperBound,
               let end = message[start...].firstIndex(of: "'") else { return nil }
         return String(message[start..<end])
     }

@@ -12,7 +12,7 @@ extension ConfigLayers {
     func url(_ key: String, allowingFile: Bool = false) throws -> String? {
         guard let text = try string(key) else { return nil }
         let schemes = allowingFile ? ["http", "https", "file"] : ["http", "https"]
-        if let separator = text.range(of: "://") {
+        if let separator = text.firstRange(of: "://") {
             let scheme = text[..<separator.lowerBound].lowercased()
             let rest = text[separator.upperBound...]
             let hasHost = scheme == "file" || !(rest.isEmpty || rest.hasPrefix("/"))

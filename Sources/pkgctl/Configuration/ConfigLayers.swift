@@ -1,7 +1,6 @@
 import Configuration
 import FoundationEssentials
 import Glibc
-import SystemPackage
 
 /// Where the settings of `update` and `serve` come from, read through
 /// swift-configuration. Highest first: the command's flags, the environment
@@ -51,12 +50,7 @@ struct ConfigLayers {
             guard let bytes = try? Array(Data(contentsOf: URL(filePath: path))) else {
                 throw ConfigError("config file \(path): cannot be read")
             }
-            try ConfigFileKeys.check(bytes, path: path)
-            do {
-                providers.append(try await FileProvider<JSONSnapshot>(filePath: FilePath(path)))
-            } catch {
-                throw ConfigError("\(path): \(error)")
-            }
+            providers.append(InMemoryProvider(name: path, values: try ConfigFile.values(bytes, path: path)))
             layers.append(.file)
         }
         file = path

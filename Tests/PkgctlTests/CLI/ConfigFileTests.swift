@@ -126,6 +126,9 @@ import Testing
         (#"{"update": {"keep": "two"}}"#, "config.json: update.keep: expected an integer"),
         (#"{"update": {"keep": 0}}"#, "config.json: update.keep must be at least 1"),
         (#"{"update": {"trusted-key": "one.pub"}}"#, "config.json: update.trusted-key: expected a list of strings"),
+        (#"{"update": {"trusted-key": ["one.pub", 2]}}"#, "config.json: update.trusted-key: expected a list of strings"),
+        (#"{"update": {"keep": 2.5}}"#, "config.json: update.keep: expected an integer"),
+        (#"{"update": {"quiet": 1}}"#, "config.json: update.quiet: expected true or false"),
         (#"{"serve": {"port": 70000}}"#, "config.json: serve.port must be 0-65535"),
         (#"{"update": 3}"#, "config.json: update: expected an object"),
         (#"{"update": {"keep": 1"#, "config.json: not valid JSON"),
@@ -173,5 +176,19 @@ import Testing
         let banner = try PkgctlProcess.firstLine(of: out, timeout: 20)
         #expect(banner.hasPrefix("serving \(root) on http://127.0.0.1:"), "\(banner)")
         #expect(!banner.contains(":8080/"), "port 0 from the file, not the default")
+    }
+
+    /// The file is JSON as people write it: a whole number where a decimal is expected, a list
+    /// of strings, and `null` for "not set here".
+    @Test func wholeNumbersListsAndNullsReadAsWritten() throws {
+        try writeConfig(#"{"update": {"health-timeout": 5, "jitter": 0.5, "keep": null, "trusted-key": ["a.pub", "b.pub"]}}"#)
+        let shown = try PkgctlProcess.run(["config", "--config", config], environment: ["PKGCTL_ROOT": ""])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        let lines = shown.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
+        func line(_ key: String) -> [Substring]? { lines.first { $0.first.map(String.init) == key } }
+        #expect(line("update.health-timeout") == ["update.health-timeout", "5.0", Substring("(\(config))")])
+        #expect(line("update.jitter") == ["update.jitter", "0.5", Substring("(\(config))")])
+        #expect(line("update.keep") == ["update.keep", "2", "(default)"])
+        #expect(line("update.trusted-key")?.dropFirst().first.map(String.init)?.contains("a.pub") == true, "\(shown.stdout)")
     }
 }
