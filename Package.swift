@@ -9,7 +9,9 @@ let package = Package(
         .library(name: "PkgServer", targets: ["PkgServer"]),
         // The resolver for C, Python and Rust hosts: pkgctl/resolver.h (Sources/CPkgResolver/include).
         .library(name: "pkgctl-resolver", type: .dynamic, targets: ["PkgResolverC"]),
+        // The device's command line; it runs pkgctl-publisher for the publisher's commands.
         .executable(name: "pkgctl", targets: ["pkgctl"]),
+        .executable(name: "pkgctl-publisher", targets: ["pkgctl-publisher"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
@@ -116,18 +118,33 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
+        // What both command lines share: output, exit statuses, usage corrections, progress.
+        .target(
+            name: "PkgCommandLine",
+            dependencies: ["PkgCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
+        // The device's binary: no publisher's code, no image codec (docs/ARCHITECTURE.md).
         .executableTarget(
             name: "pkgctl",
             dependencies: [
                 "PkgCore",
                 "PkgServer",
-                "PkgPublishing",
-                "PkgImageVariants",
+                "PkgCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
+        .executableTarget(
+            name: "pkgctl-publisher",
+            dependencies: [
+                "PkgCore",
+                "PkgPublishing",
+                "PkgImageVariants",
+                "PkgCommandLine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(

@@ -1,5 +1,5 @@
 import ArgumentParser
-import Glibc
+import PkgCommandLine
 
 @main
 struct Pkgctl: AsyncParsableCommand {
@@ -11,8 +11,11 @@ struct Pkgctl: AsyncParsableCommand {
             pkgctl update downloads the ones that changed, verifies them and unzips them atomically \
             into versioned directories of the store, so a crash, a bad zip or a full disk at any moment \
             leaves the active version whole and serving. pkgctl serve previews the installed packages \
-            over HTTP. pack, publish, rollout, revoke and fleet watch are the publisher's side. \
-            Each command has a page of its own: man pkgctl-update, and so on.
+            over HTTP. Each command has a page of its own: man pkgctl-update, and so on.
+
+            The publisher's commands (pack, publish, prune, promote, rollout, revoke, sign, timestamp, \
+            fleet, keygen, root) come in the package pkgctl-publisher: once it is installed, this \
+            pkgctl runs them as its own (pkgctl pack --help). A device needs none of them.
 
             Every command that works on a store takes --root DIR (else $PKGCTL_ROOT, else the config \
             file's root, else $XDG_DATA_HOME/pkgctl, else ~/.local/share/pkgctl) and --config FILE. \
@@ -31,36 +34,15 @@ struct Pkgctl: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             UpdateCommand.self, StatusCommand.self, RollbackCommand.self, UnholdCommand.self,
-            GCCommand.self, VerifyCommand.self, PackCommand.self, RolloutCommand.self, RevokeCommand.self, SignCommand.self,
-            PublishCommand.self, PruneCommand.self, PromoteCommand.self,
-            TimestampCommand.self, KeygenCommand.self, RootCommand.self, FleetCommand.self,
-            ResolveCommand.self, PrefetchCommand.self, ServeCommand.self, ConfigCommand.self,
+            GCCommand.self, VerifyCommand.self, ResolveCommand.self, PrefetchCommand.self, ServeCommand.self,
+            ConfigCommand.self,
         ]
     )
 
-    /// Runs the command; a refusal of the command line (unknown flag, missing or
-    /// out-of-range value) is one `pkgctl:` line and exit 64, like every other refusal,
-    /// instead of the argument parser's message and usage block; a mistyped command or
-    /// option is answered with what was probably meant (``UsageCorrection``).
+    /// Runs the command line: the publisher's commands in the publisher's binary
+    /// (``PublisherSide``), every other one here (``CommandMain``).
     static func main() async {
-        // glibc's default zone, named: with TZ unset, every mktime() stats /etc/localtime again
-        // under tzset's lock, and libzip makes one per entry each time it opens an archive (three
-        // stats and three futex calls per file of an install, 9,000 of 17,000 system calls).
-        setenv("TZ", ":/etc/localtime", 0)
-        do {
-            var command = try parseAsRoot()
-            if var asynchronous = command as? AsyncParsableCommand {
-                try await asynchronous.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            // An ExitCode was thrown after pkgctl reported the refusal itself.
-            guard !(error is ExitCode), exitCode(for: error).rawValue == ExitStatus.usage else { exit(withError: error) }
-            let message = Self.message(for: error).split(separator: "\n").first.map(String.init) ?? "bad usage"
-            let stripped = message.hasPrefix("Error: ") ? String(message.dropFirst("Error: ".count)) : message
-            Output.printError(UsageCorrection.message(for: stripped, words: Array(CommandLine.arguments.dropFirst())))
-            exit(withError: ExitCode(ExitStatus.usage))
-        }
+        PublisherSide.runIfNamed(Array(CommandLine.arguments.dropFirst()))
+        await CommandMain.run(Pkgctl.self) { CommandTree.of(Pkgctl.self)?.adding(PublisherSide.commands.map(CommandTree.init)) }
     }
 }

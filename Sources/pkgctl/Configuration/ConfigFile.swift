@@ -1,3 +1,4 @@
+import PkgCommandLine
 import Configuration
 import FoundationEssentials
 

@@ -1,3 +1,4 @@
+import PkgCommandLine
 import PkgCore
 
 /// What `pkgctl update` runs with, each value from the highest ``ConfigLayers``

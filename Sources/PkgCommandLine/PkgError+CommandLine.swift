@@ -3,7 +3,7 @@ import PkgCore
 extension PkgError {
     /// The message as pkgctl prints it: the library's account, then the option that
     /// gets past it when the error names a ``PkgError/Remedy``.
-    var commandLineMessage: String {
+    package var commandLineMessage: String {
         guard let remedy else { return message }
         switch remedy {
         case .force: return message + " (pass --force)"

@@ -1,11 +1,11 @@
 /// Rewrites the argument parser's refusal of a mistyped command or option into one that
 /// says what was probably meant: every close name, a name the typed word begins first
 /// (`--rout` is `--route` before it is `--root`), and for an unknown command the list of commands.
-enum UsageCorrection {
+package enum UsageCorrection {
     /// The message for the parser's `message` about the command line `words` (without the
     /// program's name); other messages come back unchanged.
-    static func message(for message: String, words: [String]) -> String {
-        guard let tree = CommandTree.pkgctl() else { return message }
+    package static func message(for message: String, words: [String], tree: CommandTree?) -> String {
+        guard let tree else { return message }
         let (command, path, rest) = tree.command(named: words)
         let commandLine = path.joined(separator: " ")
         // A word where a command's subcommand goes is the mistake, whatever else the parser found.

@@ -1,3 +1,4 @@
+import PkgCommandLine
 import ArgumentParser
 import PkgCore
 import PkgPublishing

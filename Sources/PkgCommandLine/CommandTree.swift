@@ -3,10 +3,10 @@ import FoundationEssentials
 
 /// pkgctl's commands and their long options, as the argument parser describes them
 /// (the data of `--experimental-dump-help`): what a mistyped command or flag is compared with.
-struct CommandTree: Decodable {
+package struct CommandTree: Decodable {
     /// The command's name (`pkgctl`, `update`, `report`).
     let commandName: String
-    let subcommands: [CommandTree]?
+    var subcommands: [CommandTree]?
     let arguments: [Argument]?
 
     /// One argument of a command; only its long names matter here.
@@ -23,9 +23,23 @@ struct CommandTree: Decodable {
         let command: CommandTree
     }
 
-    /// The whole tree, from `pkgctl` down.
-    static func pkgctl() -> CommandTree? {
-        try? JSONDecoder().decode(Document.self, from: Data(Pkgctl._dumpHelp().utf8)).command
+    /// The whole tree of `root`, from `pkgctl` down.
+    package static func of(_ root: any ParsableCommand.Type) -> CommandTree? {
+        try? JSONDecoder().decode(Document.self, from: Data(root._dumpHelp().utf8)).command
+    }
+
+    /// A command with no subcommands or options of its own here: one run by the other side's binary.
+    package init(commandName: String) {
+        self.commandName = commandName
+        subcommands = nil
+        arguments = nil
+    }
+
+    /// This tree with `commands` added to its subcommands.
+    package func adding(_ commands: [CommandTree]) -> CommandTree {
+        var tree = self
+        tree.subcommands = (subcommands ?? []) + commands
+        return tree
     }
 
     /// The commands one can run here, without the parser's own `help`.

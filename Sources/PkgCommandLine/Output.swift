@@ -5,13 +5,13 @@ import PkgCore
 import Glibc
 
 /// Writing to stdout and stderr.
-enum Output {
+package enum Output {
     /// Prints `line` as `pkgctl: line`, saying where the store's path came from when it names it.
-    static func printError(_ line: String) {
+    package static func printError(_ line: String) {
         write(Array(("pkgctl: " + StoreRoot.annotated(line) + "\n").utf8), to: STDERR_FILENO)
     }
 
-    static func printJSON(_ value: some Encodable) throws {
+    package static func printJSON(_ value: some Encodable) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = try encoder.encode(value)
@@ -20,7 +20,7 @@ enum Output {
 
     /// Writes all of `bytes` to `descriptor` unbuffered (so it is not held back
     /// behind `print`'s buffer); gives up quietly when the reader is gone.
-    static func write(_ bytes: [UInt8], to descriptor: Int32) {
+    package static func write(_ bytes: [UInt8], to descriptor: Int32) {
         bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
@@ -34,7 +34,7 @@ enum Output {
         }
     }
 
-    static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
+    package static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
 }
 
 /// Runs `body`, turning a ``PkgError`` or ``ConfigError`` into its one-line message on
@@ -42,7 +42,7 @@ enum Output {
 /// out of range, else 1).
 ///
 /// With `json`, the failure is also printed on stdout as a ``JSONFailure``.
-func reportingErrors<T>(json: Bool = false, _ body: () throws -> T) throws -> T {
+package func reportingErrors<T>(json: Bool = false, _ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as PkgError {
@@ -56,7 +56,7 @@ func reportingErrors<T>(json: Bool = false, _ body: () throws -> T) throws -> T 
 
 /// Prints `error`'s one line (and, with `json`, the failure as JSON on stdout) and
 /// returns the exit that ends the command.
-func reportedExit(_ error: ConfigError, json: Bool) throws -> ExitCode {
+package func reportedExit(_ error: ConfigError, json: Bool) throws -> ExitCode {
     Output.printError(error.message)
     if json { try Output.printJSON(JSONFailure(error: error.message, errorCode: JSONFailure.configurationCode)) }
     return ExitCode(error.status)
