@@ -35,15 +35,19 @@ enum PublisherSide {
         return nil
     }
 
-    /// `pkgctl-publisher` beside this binary (a build folder, an unpacked copy), else where its
-    /// package installs it; nil when neither is there.
+    /// `pkgctl-publisher` beside this binary (a build folder), else in `../libexec/pkgctl` from
+    /// its folder (the packages' layout, wherever they are unpacked), else where the package
+    /// installs it; nil when none is there.
     private static func binary() -> String? {
         var own = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &own, Int(PATH_MAX))
         var candidates = [installedBinary]
         if length > 0 {
             let path = String(decoding: own[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if let slash = path.lastIndex(of: "/") { candidates.insert(path[..<slash] + "/pkgctl-publisher", at: 0) }
+            if let slash = path.lastIndex(of: "/") {
+                let folder = String(path[..<slash])
+                candidates.insert(contentsOf: [folder + "/pkgctl-publisher", folder + "/../libexec/pkgctl/pkgctl-publisher"], at: 0)
+            }
         }
         return candidates.first { access($0, X_OK) == 0 }
     }

@@ -7,21 +7,27 @@ import Testing
 enum DebianPackage {
     static let path = ProcessInfo.processInfo.environment["PKGCTL_DEB"] ?? ""
     static var isAvailable: Bool { !path.isEmpty && FileManager.default.fileExists(atPath: path) }
+    /// The publisher's package, built beside it: `pkgctl` runs its binary for the publisher's commands.
+    static var publisherPath: String { ResolverPackages.path("pkgctl-publisher") }
+    /// Where the publisher's package installs its binary.
+    static let publisherBinary = "usr/libexec/pkgctl/pkgctl-publisher"
 
     static let units = ["pkgctl-update.service", "pkgctl-update.timer", "pkgctl-serve.service"]
     static let unitDirectory = "/usr/lib/systemd/system"
 
-    /// The commands that get a man page of their own.
-    static let commands = ["update", "status", "rollback", "unhold", "gc", "verify", "pack", "rollout", "revoke",
-                           "publish", "prune", "promote",
-                           "sign", "keygen", "resolve", "serve"]
+    /// The device's commands (package pkgctl) that get a man page of their own.
+    static let deviceCommands = ["update", "status", "rollback", "unhold", "gc", "verify", "resolve", "serve"]
+    /// The publisher's commands (package pkgctl-publisher) that get a man page of their own.
+    static let publisherCommands = ["pack", "rollout", "revoke", "publish", "prune", "promote", "sign", "keygen",
+                                    "fleet-report", "fleet-watch", "root-init"]
 
     /// What a binary of the packages may need: Debian's libraries, never the toolchain's.
     static let debianLibraries: Set = ["ld-linux-x86-64.so.2", "libbrotlienc.so.1", "libc.so.6", "libcrypto.so.3",
                                        "libcurl.so.4", "libgcc_s.so.1", "libm.so.6", "libstdc++.so.6", "libz.so.1", "libzip.so.4",
                                        "libzstd.so.1"]
-    /// What pkgctl may need besides: the image codecs of `pack --image-variants` (PkgImageVariants),
-    /// which the resolver library must not. libavif is not among them: it is opened on first use.
+    /// What the publisher's binary may need besides: the image codecs of `pack --image-variants`
+    /// (PkgImageVariants), which neither the device's pkgctl nor the resolver library may. libavif
+    /// is not among them: it is opened on first use.
     static let imageLibraries: Set = ["libjpeg.so.62", "libpng16.so.16", "libwebp.so.7"]
 
     /// `readelf -d` of the ELF file at `path`, and its NEEDED libraries, sorted.
@@ -32,10 +38,10 @@ enum DebianPackage {
         return (text, needed)
     }
 
-    /// The package's files unpacked (`dpkg -x`) into a new directory.
-    static func unpack() throws -> TemporaryDirectory {
+    /// The files of `debs` (by default the device's package) unpacked (`dpkg -x`) into one new directory.
+    static func unpack(_ debs: [String] = [path]) throws -> TemporaryDirectory {
         let directory = try TemporaryDirectory(prefix: "pkgctl-deb")
-        try PackagingCommand.require("/usr/bin/dpkg", ["-x", path, directory.path])
+        for deb in debs { try PackagingCommand.require("/usr/bin/dpkg", ["-x", deb, directory.path]) }
         return directory
     }
 

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// The man pages in the Debian package: every command of the packaged binary's command tree
+/// The man pages in the Debian packages: every command of the packaged binaries' command tree
 /// (its `--experimental-dump-help`, so a new command needs a page) has a page whose DESCRIPTION
 /// says more than a line and whose EXAMPLES show `pkgctl CMD` lines using only what the command
 /// accepts. scripts/package writes EXAMPLES from the part of each command's `discussion` after
@@ -48,11 +48,21 @@ struct ManualPageTests {
         var all: [Command] { [self] + subcommands.values.sorted { $0.line < $1.line }.flatMap(\.all) }
     }
 
-    /// `pkgctl`'s command tree, from the packaged binary itself.
-    static func commandTree(_ binary: String) throws -> Command {
-        let dump = try PackagingCommand.require(binary, ["--experimental-dump-help"])
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(dump.utf8)) as? [String: Any])
-        return Command(try #require(json["command"] as? [String: Any]), path: [])
+    /// `pkgctl`'s command tree, from the packaged binaries themselves: the first one's, with the
+    /// others' commands added (the publisher's, which the device's `pkgctl` runs as its own).
+    static func commandTree(_ binaries: [String]) throws -> Command {
+        var root: [String: Any] = [:]
+        for binary in binaries {
+            let dump = try PackagingCommand.require(binary, ["--experimental-dump-help"])
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(dump.utf8)) as? [String: Any])
+            let command = try #require(json["command"] as? [String: Any])
+            if root.isEmpty {
+                root = command
+            } else {
+                root["subcommands"] = (root["subcommands"] as? [[String: Any]] ?? []) + (command["subcommands"] as? [[String: Any]] ?? [])
+            }
+        }
+        return Command(root, path: [])
     }
 
     /// The lines of each `.Sh` section of an mdoc page, by section name.
@@ -199,8 +209,8 @@ struct ManualPageTests {
 
     @Test(.enabled(if: DebianPackage.isAvailable, "needs PKGCTL_DEB, the .deb scripts/package builds (scripts/test)"))
     func everyCommandsPageHasADescriptionAndExamplesThatUseOnlyTheCommandsOwnFlags() throws {
-        let unpacked = try DebianPackage.unpack()
-        let root = try Self.commandTree(unpacked.path("usr/bin/pkgctl"))
+        let unpacked = try DebianPackage.unpack([DebianPackage.path, DebianPackage.publisherPath])
+        let root = try Self.commandTree([unpacked.path("usr/bin/pkgctl"), unpacked.path(DebianPackage.publisherBinary)])
         let commands = root.all
         #expect(commands.count >= 20, "the command tree: \(commands.map(\.line))")
         for command in commands {

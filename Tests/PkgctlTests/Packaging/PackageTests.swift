@@ -3,10 +3,12 @@ import Testing
 
 /// The packages `scripts/package` builds, as Debian's tools and a user's machine see them: files,
 /// modes, dependencies, lintian, systemd's units, man pages and completions, an install into a
-/// throwaway root, and pkgctl working with the Swift toolchain hidden.
+/// throwaway root, and pkgctl working with the Swift toolchain hidden. pkgctl is the device's
+/// package; pkgctl-publisher adds the publisher's commands, which the device's pkgctl runs.
 @Suite(.enabled(if: DebianPackage.isAvailable, "needs PKGCTL_DEB, the .deb scripts/package builds (scripts/test)"))
 struct PackageTests {
     let deb = DebianPackage.path
+    let publisherDeb = DebianPackage.publisherPath
 
     @Test func theFilesAreWhereDebianExpectsThemOwnedByRootWithTheirModes() throws {
         // -rwxr-xr-x root/root  12345 2026-11-23 23:52 ./usr/bin/pkgctl
@@ -24,11 +26,11 @@ struct PackageTests {
             "./usr/share/fish/vendor_completions.d/pkgctl.fish": "-rw-r--r--",
             "./usr/share/doc/pkgctl/copyright": "-rw-r--r--",
             "./usr/share/doc/pkgctl/changelog.gz": "-rw-r--r--",
-            "./usr/share/doc/pkgctl/examples/origin-nginx.conf": "-rw-r--r--",
             "./usr/share/man/man1/pkgctl.1.gz": "-rw-r--r--",
         ]
         for unit in DebianPackage.units { expected[".\(DebianPackage.unitDirectory)/\(unit)"] = "-rw-r--r--" }
-        for command in DebianPackage.commands { expected["./usr/share/man/man1/pkgctl-\(command).1.gz"] = "-rw-r--r--" }
+        for command in DebianPackage.deviceCommands { expected["./usr/share/man/man1/pkgctl-\(command).1.gz"] = "-rw-r--r--" }
+        for command in DebianPackage.publisherCommands { #expect(entries["./usr/share/man/man1/pkgctl-\(command).1.gz"] == nil) }
         for (path, mode) in expected {
             #expect(entries[path]?.mode == mode, "\(path): \(entries[path].map { "\($0)" } ?? "missing")")
         }
@@ -40,6 +42,20 @@ struct PackageTests {
                 #expect(entry.mode == "-rw-r--r--", "\(path): \(entry.mode)")
             }
         }
+
+        // The publisher's package: its binary where pkgctl looks, its pages, the origin's example.
+        let publisher = try ResolverPackages.contents(publisherDeb)
+        var published = [
+            "./\(DebianPackage.publisherBinary)": "-rwxr-xr-x",
+            "./usr/share/doc/pkgctl-publisher/copyright": "-rw-r--r--",
+            "./usr/share/doc/pkgctl-publisher/examples/origin-nginx.conf": "-rw-r--r--",
+        ]
+        for command in DebianPackage.publisherCommands { published["./usr/share/man/man1/pkgctl-\(command).1.gz"] = "-rw-r--r--" }
+        for (path, mode) in published {
+            #expect(publisher[path]?.mode == mode, "\(path): \(publisher[path].map { "\($0)" } ?? "missing")")
+        }
+        #expect(publisher["./usr/share/man/man1/pkgctl.1.gz"] == nil && publisher["./usr/bin/pkgctl"] == nil,
+                "the files of package pkgctl")
     }
 
     @Test func dependsNamesDebiansLibrariesAndTheConfigIsAConffile() throws {
@@ -47,12 +63,15 @@ struct PackageTests {
         #expect(fields.contains("Package: pkgctl\n") && fields.contains("Architecture: amd64\n"), "\(fields)")
         let depends = try #require(fields.split(separator: "\n").first { $0.hasPrefix("Depends: ") })
         // dpkg-shlibdeps gives each library's package with a minimum version.
-        // libavif15 is named by hand: pkgctl opens it on first use (not NEEDED).
-        for package in ["libcurl4 (>=", "libzip4 (>=", "libc6 (>=", "zlib1g (>=", "libbrotli1 (>=", "libzstd1 (>=", "libstdc++6 (>=", "adduser",
-                        "libavif15"] {
+        for package in ["libcurl4 (>=", "libzip4 (>=", "libc6 (>=", "zlib1g (>=", "libzstd1 (>=", "libstdc++6 (>=", "adduser"] {
             #expect(depends.contains(package), "\(depends)")
         }
         #expect(!depends.lowercased().contains("swift"), "\(depends)")
+        // A device carries no image codec: they are the publisher's (pack --image-variants).
+        for codec in ["libavif", "libpng", "libjpeg", "libwebp"] { #expect(!depends.contains(codec), "\(depends)") }
+        let size = try PackagingCommand.require("/usr/bin/dpkg-deb", ["-f", deb, "Installed-Size"])
+        #expect((Int(size.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .max) <= 25 * 1024,
+                "the device's package installs \(size) KB")
         let conffiles = try PackagingCommand.require("/usr/bin/dpkg-deb", ["-I", deb, "conffiles"])
         #expect(conffiles == "/etc/pkgctl/config.json\n")
         // The file name carries the binary's own version.
@@ -61,21 +80,44 @@ struct PackageTests {
             .trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(deb.hasSuffix("/pkgctl_\(version)_amd64.deb"), "\(deb) for pkgctl \(version)")
         #expect(try PackagingCommand.require("/usr/bin/dpkg-deb", ["-f", deb, "Version"]) == version + "\n")
+
+        // The publisher's package needs this very pkgctl, and the codecs (libavif15 by hand: it is
+        // opened on first use, not NEEDED).
+        let publisher = try #require(try PackagingCommand.require("/usr/bin/dpkg-deb", ["-f", publisherDeb, "Depends"])
+            .split(separator: "\n").first)
+        for package in ["pkgctl (= \(version))", "libavif15", "libpng16-16 (>=", "libwebp7 (>=", "libcurl4 (>="] {
+            #expect(publisher.contains(package), "\(publisher)")
+        }
     }
 
-    @Test func theBinaryNeedsOnlyDebiansLibrariesAndIsStripped() throws {
-        let unpacked = try DebianPackage.unpack()
-        let binary = unpacked.path("usr/bin/pkgctl")
-        let (dynamic, needed) = try DebianPackage.dynamicSection(of: binary)
-        #expect(Set(needed).isSubset(of: DebianPackage.debianLibraries.union(DebianPackage.imageLibraries)), "\(needed)")
-        #expect(needed.contains("libcurl.so.4") && needed.contains("libzip.so.4"), "\(needed)")
-        #expect(!dynamic.contains("RPATH") && !dynamic.contains("RUNPATH"), "\(dynamic)")
-        let file = try PackagingCommand.require("/usr/bin/readelf", ["-S", binary])
-        #expect(!file.contains(".symtab") && !file.contains(".debug_"), "not stripped")
+    @Test func theBinariesNeedOnlyDebiansLibrariesAndAreStripped() throws {
+        let unpacked = try DebianPackage.unpack([deb, publisherDeb])
+        for (binary, allowed) in [("usr/bin/pkgctl", DebianPackage.debianLibraries),
+                                  (DebianPackage.publisherBinary, DebianPackage.debianLibraries.union(DebianPackage.imageLibraries))] {
+            let (dynamic, needed) = try DebianPackage.dynamicSection(of: unpacked.path(binary))
+            #expect(Set(needed).isSubset(of: allowed), "\(binary): \(needed)")
+            #expect(needed.contains("libcurl.so.4") && needed.contains("libzip.so.4"), "\(binary): \(needed)")
+            #expect(!dynamic.contains("RPATH") && !dynamic.contains("RUNPATH"), "\(binary): \(dynamic)")
+            let file = try PackagingCommand.require("/usr/bin/readelf", ["-S", unpacked.path(binary)])
+            #expect(!file.contains(".symtab") && !file.contains(".debug_"), "\(binary) is not stripped")
+        }
+    }
+
+    /// The device's package alone: a publisher's command is one line naming the package to
+    /// install; with both, `pkgctl pack` runs the publisher's binary.
+    @Test func pkgctlRunsThePublishersCommandsOnlyWhenTheirPackageIsThere() throws {
+        let alone = try DebianPackage.unpack()
+        let refused = try PackagingCommand.run(alone.path("usr/bin/pkgctl"), ["pack", "--help"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr == "pkgctl: 'pack' is a publisher's command, which comes in the package pkgctl-publisher; "
+                + "it is not installed here (apt install pkgctl-publisher)\n", "\(refused.all)")
+        let both = try DebianPackage.unpack([deb, publisherDeb])
+        let help = try PackagingCommand.run(both.path("usr/bin/pkgctl"), ["pack", "--help"])
+        #expect(help.status == 0 && help.stdout.contains("USAGE: pkgctl pack "), "\(help.all)")
     }
 
     @Test func lintianReportsNoErrorOrWarning() throws {
-        let result = try PackagingCommand.run("/usr/bin/lintian", ["--tag-display-limit", "0", deb])
+        let result = try PackagingCommand.run("/usr/bin/lintian", ["--tag-display-limit", "0", deb, publisherDeb])
         let tags = result.stdout.split(separator: "\n").filter { $0.hasPrefix("E: ") || $0.hasPrefix("W: ") }
         #expect(tags.isEmpty, "\(tags.joined(separator: "\n"))")
         #expect(result.status == 0, "\(result.all)")
@@ -156,9 +198,9 @@ struct PackageTests {
     /// A real `dpkg --root` install into an empty root (DebianPackage.throwawayRoot), then a purge.
     @Test(.enabled(if: getuid() == 0, "dpkg --root needs root"))
     func installsIntoAThrowawayRootAndPurgesFromIt() throws {
-        let (root, dpkg) = try DebianPackage.throwawayRoot(for: [deb])
+        let (root, dpkg) = try DebianPackage.throwawayRoot(for: [deb, publisherDeb])
         let userBefore = try PackagingCommand.run("/usr/bin/getent", ["passwd", "pkgctl"]).status
-        let install = try PackagingCommand.run("/usr/bin/dpkg", dpkg + ["--install", deb])
+        let install = try PackagingCommand.run("/usr/bin/dpkg", dpkg + ["--install", deb, publisherDeb])
         #expect(install.status == 0 && !install.all.contains("warning"), "\(install.all)")
         let status = try PackagingCommand.require("/usr/bin/dpkg-query", ["--root=\(root.path)", "-W", "-f=${Status} ${Version}", "pkgctl"])
         #expect(status.hasPrefix("install ok installed "), "\(status)")
@@ -168,9 +210,12 @@ struct PackageTests {
         #expect(try PackagingCommand.run("/usr/bin/getent", ["passwd", "pkgctl"]).status == userBefore,
                 "postinst made the pkgctl user on this system, not in the root")
 
-        let purge = try PackagingCommand.run("/usr/bin/dpkg", dpkg + ["--purge", "pkgctl"])
+        let publisherWorks = try PackagingCommand.run(root.path("usr/bin/pkgctl"), ["help", "pack"])
+        #expect(publisherWorks.status == 0 && publisherWorks.stdout.contains("USAGE: pkgctl pack "), "\(publisherWorks.all)")
+        let purge = try PackagingCommand.run("/usr/bin/dpkg", dpkg + ["--purge", "pkgctl-publisher", "pkgctl"])
         #expect(purge.status == 0 && !purge.all.contains("warning"), "\(purge.all)")
-        for gone in ["usr/bin/pkgctl", "etc/pkgctl/config.json", "usr/lib/systemd/system/pkgctl-update.timer"] {
+        for gone in ["usr/bin/pkgctl", DebianPackage.publisherBinary, "etc/pkgctl/config.json",
+                     "usr/lib/systemd/system/pkgctl-update.timer"] {
             #expect(!FileManager.default.fileExists(atPath: root.path(gone)), "\(gone) left after purge")
         }
         let after = try PackagingCommand.run("/usr/bin/dpkg-query", ["--root=\(root.path)", "-W", "pkgctl"])
@@ -186,7 +231,7 @@ struct PackageTests {
     func installsPurgesAndRunsAsItsUserOnACopyOfThisSystem() throws {
         let overlay = try TemporaryDirectory(prefix: "pkgctl-overlay")
         for folder in ["upper", "work", "merged", "origin"] { try overlay.makeDirectory(folder) }
-        let unpacked = try DebianPackage.unpack()
+        let unpacked = try DebianPackage.unpack([deb, publisherDeb])
         try PackagingCommand.require(unpacked.path("usr/bin/pkgctl"), [
             "pack", BundleFixtures.demoSource("1.0.0"), "--name", "demo", "--version", "1.0.0",
             "--out", overlay.path("origin"), "--route", "www.example.com/app"])
@@ -228,7 +273,7 @@ struct PackageTests {
     /// a mount namespace of its own): it signs and packs the sample bundle, installs
     /// it with a verified update, and serves it to curl.
     @Test func withTheToolchainHiddenItPacksUpdatesAndServes() throws {
-        let unpacked = try DebianPackage.unpack()
+        let unpacked = try DebianPackage.unpack([deb, publisherDeb])
         let work = try TemporaryDirectory(prefix: "pkgctl-deb-run")
         let toolchain = try DebianPackage.toolchainRoot()
         let script = #"""
