@@ -12,7 +12,7 @@ size_mb=${1:-1024}
 runs=${2:-3}
 [ -x /usr/bin/time ] || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq time >/dev/null; }
 command -v mawk >/dev/null || command -v gawk >/dev/null || command -v awk >/dev/null
-swift build -c release --product pkgctl >/dev/null
+swift build -c release --product pkgctl >/dev/null && swift build -c release --product pkgctl-publisher >/dev/null
 pkgctl=$PWD/.build/release/pkgctl
 work=$(mktemp -d "${TMPDIR:-/tmp}/pkgctl-fleet-report.XXXXXX")
 trap 'rm -rf "$work"' EXIT

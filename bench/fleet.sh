@@ -49,7 +49,7 @@ cd "$(dirname "$0")/.."
 devices=${1:-1000}
 wave=${2:-8}
 command -v nginx >/dev/null || scripts/setup --test
-swift build -c release --product pkgctl >/dev/null
+swift build -c release --product pkgctl >/dev/null && swift build -c release --product pkgctl-publisher >/dev/null
 # Step 12's app launches: the library as shipped (the Swift runtime inside it).
 scripts/lib/release-build --product pkgctl-resolver >/dev/null
 pkgctl=$PWD/.build/release/pkgctl

@@ -48,7 +48,7 @@ fi
 if [ -n "${PKGCTL:-}" ]; then
   pkgctl=$PKGCTL
 else
-  scripts/lib/release-build --product pkgctl >/dev/null
+  scripts/lib/release-build --product pkgctl >/dev/null && scripts/lib/release-build --product pkgctl-publisher >/dev/null
   pkgctl=$(scripts/lib/release-build --show-bin-path)/pkgctl
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/pkgctl-image-variants-bench.XXXXXX")

@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 runs=${1:-9}
 scale=${2:-1}
 command -v bsdtar >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq libarchive-tools >/dev/null; }
-swift build -c release --product pkgctl >/dev/null
+swift build -c release --product pkgctl >/dev/null && swift build -c release --product pkgctl-publisher >/dev/null
 pkgctl=$PWD/.build/release/pkgctl
 work=$(mktemp -d "${TMPDIR:-/tmp}/pkgctl-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT

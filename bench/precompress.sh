@@ -25,7 +25,7 @@ command -v nginx >/dev/null && command -v curl >/dev/null || scripts/setup --tes
 if [ -n "${PKGCTL:-}" ]; then
   pkgctl=$PKGCTL
 else
-  swift build -c release --product pkgctl >/dev/null
+  swift build -c release --product pkgctl >/dev/null && swift build -c release --product pkgctl-publisher >/dev/null
   pkgctl=$PWD/.build/release/pkgctl
 fi
 work=$(mktemp -d "${TMPDIR:-/tmp}/pkgctl-precompress-bench.XXXXXX")

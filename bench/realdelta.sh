@@ -47,7 +47,7 @@ command -v python3 >/dev/null || { apt-get update && apt-get install -y python3 
 if [ -n "${PKGCTL:-}" ]; then
   pkgctl=$PKGCTL
 else
-  swift build -c release --product pkgctl >/dev/null
+  swift build -c release --product pkgctl >/dev/null && swift build -c release --product pkgctl-publisher >/dev/null
   pkgctl=$PWD/.build/release/pkgctl
 fi
 cache=${TMPDIR:-/tmp}/pkgctl-realdelta-wheels

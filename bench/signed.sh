@@ -15,7 +15,7 @@ command -v hyperfine >/dev/null && command -v nginx >/dev/null && command -v cur
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
   $sudo apt-get install -y -qq hyperfine curl >/dev/null
 }
-swift build -c release --product pkgctl >/dev/null
+swift build -c release --product pkgctl >/dev/null && swift build -c release --product pkgctl-publisher >/dev/null
 pkgctl=$PWD/.build/release/pkgctl
 work=$(mktemp -d "${TMPDIR:-/tmp}/pkgctl-signed-bench.XXXXXX")
 chmod 755 "$work"

@@ -12,7 +12,7 @@ runs=${1:-200}
 command -v nginx >/dev/null || scripts/setup --test
 command -v hyperfine >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq hyperfine >/dev/null; }
 scripts/package >/dev/null   # the static, stripped binary the .deb ships, staged under .build-release/deb
-swift build -c release --product pkgctl >/dev/null
+swift build -c release --product pkgctl >/dev/null && swift build -c release --product pkgctl-publisher >/dev/null
 static=$PWD/.build-release/deb/pkgctl/usr/bin/pkgctl
 dynamic=$PWD/.build/release/pkgctl
 work=$(mktemp -d "${TMPDIR:-/tmp}/pkgctl-startup-bench.XXXXXX")
@@ -20,7 +20,7 @@ chmod 755 "$work"   # nginx workers run as www-data
 cleanup() { [ -f "$work/nginx.pid" ] && kill "$(cat "$work/nginx.pid")" 2>/dev/null || true; sleep 0.2; rm -rf "$work"; }
 trap cleanup EXIT
 
-"$static" pack sample-bundles/demo/1.0.0 --name demo --version 1.0.0 --out "$work/origin" \
+"$dynamic" pack sample-bundles/demo/1.0.0 --name demo --version 1.0.0 --out "$work/origin" \
   --route www.example.com/app >/dev/null
 chmod -R a+rX "$work/origin"
 sleep 1.1   # a manifest polled within a second of being written has no strong validator (no 304)

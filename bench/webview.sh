@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 loads=${1:-20}
 scripts/setup --test
-swift build -c release --product pkgctl >/dev/null
+swift build -c release --product pkgctl >/dev/null && swift build -c release --product pkgctl-publisher >/dev/null
 swift build -c release --package-path Examples/HybridApp >/dev/null
 pkgctl=$PWD/.build/release/pkgctl
 app=$PWD/Examples/HybridApp/.build/release/hybrid-app
