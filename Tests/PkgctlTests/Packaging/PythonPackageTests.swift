@@ -74,4 +74,43 @@ struct PythonPackageTests {
         #expect(purge.status == 0 && warnings.isEmpty, "\(purge.all)")
         #expect(!FileManager.default.fileExists(atPath: root.path("usr/lib/python3/dist-packages/pkgctl_resolver")))
     }
+
+    /// The wheel `scripts/package` builds beside the packages: pip installs the typed package with
+    /// pkgctl's version, and Python imports it from where pip put it and answers from a store
+    /// through the packaged library.
+    @Test func theWheelInstallsWithPipAndAnswersFromAStore() throws {
+        let version = ResolverPackages.version
+        let wheel = URL(fileURLWithPath: DebianPackage.path).deletingLastPathComponent().path
+            + "/pkgctl_resolver-\(version)-py3-none-any.whl"
+        let target = try TemporaryDirectory(prefix: "pkgctl-wheel")
+        let install = try PackagingCommand.run("/usr/bin/env", [
+            "python3", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-index",
+            "--target", target.path, wheel])
+        #expect(install.status == 0, "\(install.all)")
+        for module in Self.modules {
+            #expect(FileManager.default.fileExists(atPath: target.path("pkgctl_resolver/\(module)")), "\(module)")
+        }
+        let metadata = try String(contentsOfFile: target.path("pkgctl_resolver-\(version).dist-info/METADATA"), encoding: .utf8)
+        #expect(metadata.contains("Name: pkgctl-resolver\nVersion: \(version)\n") && metadata.contains("Requires-Python: >=3.8"),
+                "\(metadata.prefix(400))")
+
+        let (library, environment) = try ResolverPackages.unpack()
+        let sandbox = try ResolveSandbox()
+        try sandbox.install("demo", "1.0.0", routes: ["www.example.com/app"], files: [
+            "index.html": Array("<!doctype html><title>demo</title>".utf8),
+        ])
+        let script = """
+            import sys, pkgctl_resolver
+            print(pkgctl_resolver.__file__)
+            with pkgctl_resolver.Resolver(sys.argv[1], offline=True) as resolver:
+                print(resolver.fetch("app://www.example.com/app/index.html").body.decode())
+            """
+        let run = try PackagingCommand.run("/usr/bin/env", ["python3", "-B", "-c", script, sandbox.root], environment: [
+            "PYTHONPATH": target.path,
+            "PKGCTL_RESOLVER_LIBRARY": (environment["LD_LIBRARY_PATH"] ?? "") + "/libpkgctl-resolver.so.0",
+        ])
+        withExtendedLifetime(library) {}
+        #expect(run.status == 0, "\(run.all)")
+        #expect(run.stdout == target.path("pkgctl_resolver/__init__.py") + "\n<!doctype html><title>demo</title>\n", "\(run.all)")
+    }
 }
