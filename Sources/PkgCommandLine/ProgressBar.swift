@@ -27,15 +27,16 @@ package final class ProgressBar: Sendable {
     }
 
     /// Draws `label [####----] detail(percent)`, at most every 0.1 s, and always once `done`
-    /// reaches `total`.
+    /// reaches `total`; an empty bar at 0 % while `total` is 0 (not known yet).
     package func show(_ label: String, done: Int, of total: Int, detail: (Int) -> String) {
         lastDraw.withLock { lastDraw in
             guard done == total || Date().timeIntervalSince(lastDraw) > 0.1 else { return }
             lastDraw = Date()
             let width = 30
-            let filled = total > 0 ? Int(Double(done) / Double(total) * Double(width)) : width
+            let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 0
+            let filled = Int(fraction * Double(width))
             let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-            let percent = total > 0 ? Int(Double(done) / Double(total) * 100) : 100
+            let percent = Int(fraction * 100)
             draw("\(label) [\(bar)] \(detail(percent))")
         }
     }

@@ -9,9 +9,6 @@ enum PublisherSide {
     /// The commands `pkgctl-publisher` runs.
     static let commands = ["pack", "publish", "prune", "promote", "rollout", "revoke", "sign", "timestamp",
                            "fleet", "keygen", "root"]
-    /// Where the package pkgctl-publisher installs the binary.
-    static let installedBinary = "/usr/libexec/pkgctl/pkgctl-publisher"
-
     /// When `words` (the arguments after the program's name) name a publisher's command
     /// (`pack …`, `help pack`), runs `pkgctl-publisher` with them and does not return; with no
     /// such binary, says in one line which package to install and exits 1.
@@ -36,19 +33,16 @@ enum PublisherSide {
     }
 
     /// `pkgctl-publisher` beside this binary (a build folder), else in `../libexec/pkgctl` from
-    /// its folder (the packages' layout, wherever they are unpacked), else where the package
-    /// installs it; nil when none is there.
+    /// its folder (the packages' layout: `/usr/libexec/pkgctl/` for `/usr/bin/pkgctl`, wherever
+    /// they are unpacked); nil when neither is there. Only there: a build of `pkgctl` never runs
+    /// an installed publisher of another version.
     private static func binary() -> String? {
         var own = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &own, Int(PATH_MAX))
-        var candidates = [installedBinary]
-        if length > 0 {
-            let path = String(decoding: own[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            if let slash = path.lastIndex(of: "/") {
-                let folder = String(path[..<slash])
-                candidates.insert(contentsOf: [folder + "/pkgctl-publisher", folder + "/../libexec/pkgctl/pkgctl-publisher"], at: 0)
-            }
-        }
-        return candidates.first { access($0, X_OK) == 0 }
+        guard length > 0 else { return nil }
+        let path = String(decoding: own[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let slash = path.lastIndex(of: "/") else { return nil }
+        let folder = String(path[..<slash])
+        return [folder + "/pkgctl-publisher", folder + "/../libexec/pkgctl/pkgctl-publisher"].first { access($0, X_OK) == 0 }
     }
 }

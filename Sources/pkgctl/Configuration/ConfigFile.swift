@@ -76,17 +76,23 @@ enum ConfigFile {
         return values
     }
 
-    /// `node` as a setting of `kind`: an integral number is an integer, any number a number;
-    /// nil for `null`; empty bytes, which no lookup of a setting accepts, for another kind.
+    /// `node` as a setting of `kind`, read as swift-configuration's JSON reader read it (so a
+    /// file that worked before still does): an integral number is an integer, any number a
+    /// number, a number is true when it is not 0 and `true` is 1; nil for `null`; empty bytes,
+    /// which no lookup of a setting accepts, for another kind.
     private static func content(_ node: Node, as kind: Setting.Kind) -> ConfigContent? {
         switch (kind, node) {
         case (_, .null): nil
         case (.string, .string(let string)): .string(string)
         case (.integer, .integer(let integer)): .int(integer)
         case (.integer, .number(let number)) where Int(exactly: number) != nil: .int(Int(number))
+        case (.integer, .boolean(let boolean)): .int(boolean ? 1 : 0)
         case (.number, .integer(let integer)): .double(Double(integer))
         case (.number, .number(let number)): .double(number)
+        case (.number, .boolean(let boolean)): .double(boolean ? 1 : 0)
         case (.boolean, .boolean(let boolean)): .bool(boolean)
+        case (.boolean, .integer(let integer)): .bool(integer != 0)
+        case (.boolean, .number(let number)): .bool(number != 0)
         case (.strings, .array(let items)):
             strings(items).map { .stringArray($0) } ?? .bytes([])
         default: .bytes([])

@@ -128,7 +128,7 @@ import Testing
         (#"{"update": {"trusted-key": "one.pub"}}"#, "config.json: update.trusted-key: expected a list of strings"),
         (#"{"update": {"trusted-key": ["one.pub", 2]}}"#, "config.json: update.trusted-key: expected a list of strings"),
         (#"{"update": {"keep": 2.5}}"#, "config.json: update.keep: expected an integer"),
-        (#"{"update": {"quiet": 1}}"#, "config.json: update.quiet: expected true or false"),
+        (#"{"update": {"quiet": "yes"}}"#, "config.json: update.quiet: expected true or false"),
         (#"{"serve": {"port": 70000}}"#, "config.json: serve.port must be 0-65535"),
         (#"{"update": 3}"#, "config.json: update: expected an object"),
         (#"{"update": {"keep": 1"#, "config.json: not valid JSON"),
@@ -179,9 +179,9 @@ import Testing
     }
 
     /// The file is JSON as people write it: a whole number where a decimal is expected, a list
-    /// of strings, and `null` for "not set here".
+    /// of strings, `null` for "not set here", and 1 for true (as swift-configuration's reader took it).
     @Test func wholeNumbersListsAndNullsReadAsWritten() throws {
-        try writeConfig(#"{"update": {"health-timeout": 5, "jitter": 0.5, "keep": null, "trusted-key": ["a.pub", "b.pub"]}}"#)
+        try writeConfig(#"{"update": {"health-timeout": 5, "jitter": 0.5, "keep": null, "trusted-key": ["a.pub", "b.pub"], "quiet": 1}}"#)
         let shown = try PkgctlProcess.run(["config", "--config", config], environment: ["PKGCTL_ROOT": ""])
         #expect(shown.status == 0, "\(shown.stderr)")
         let lines = shown.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true) }
@@ -189,6 +189,7 @@ import Testing
         #expect(line("update.health-timeout") == ["update.health-timeout", "5.0", Substring("(\(config))")])
         #expect(line("update.jitter") == ["update.jitter", "0.5", Substring("(\(config))")])
         #expect(line("update.keep") == ["update.keep", "2", "(default)"])
+        #expect(line("update.quiet") == ["update.quiet", "true", Substring("(\(config))")], "a number, as the earlier reader took it")
         #expect(line("update.trusted-key")?.dropFirst().first.map(String.init)?.contains("a.pub") == true, "\(shown.stdout)")
     }
 }
