@@ -7,8 +7,19 @@ import Testing
 enum DebianPackage {
     static let path = ProcessInfo.processInfo.environment["PKGCTL_DEB"] ?? ""
     static var isAvailable: Bool { !path.isEmpty && FileManager.default.fileExists(atPath: path) }
+    /// The folder `scripts/package` wrote it and the other packages to (`dist/`).
+    static var folder: String { URL(fileURLWithPath: path).deletingLastPathComponent().path }
+    /// The version in its name: the packages are built together, with one version.
+    static var version: String {
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        return String(name.dropFirst("pkgctl_".count).dropLast("_amd64.deb".count))
+    }
+    /// Package `name` of that version, built beside it.
+    static func sibling(_ name: String, architecture: String = "amd64") -> String {
+        folder + "/\(name)_\(version)_\(architecture).deb"
+    }
     /// The publisher's package, built beside it: `pkgctl` runs its binary for the publisher's commands.
-    static var publisherPath: String { ResolverPackages.path("pkgctl-publisher") }
+    static var publisherPath: String { sibling("pkgctl-publisher") }
     /// Where the publisher's package installs its binary.
     static let publisherBinary = "usr/libexec/pkgctl/pkgctl-publisher"
 
@@ -36,6 +47,21 @@ enum DebianPackage {
         let needed = text.split(separator: "\n").filter { $0.contains("(NEEDED)") }
             .compactMap { $0.split(separator: "[").last?.dropLast() }.map(String.init).sorted()
         return (text, needed)
+    }
+
+    /// `dpkg-deb -c` of `deb`, each entry checked to be owned by root: path → (mode, link target),
+    /// e.g. "./usr/include/pkgctl/resolver.h" → ("-rw-r--r--", nil).
+    static func contents(_ deb: String) throws -> [String: (mode: String, target: String?)] {
+        // lrwxrwxrwx root/root 0 2026-11-23 23:52 ./usr/lib/x86_64-linux-gnu/libpkgctl-resolver.so -> libpkgctl-resolver.so.0
+        var entries: [String: (mode: String, target: String?)] = [:]
+        for line in try PackagingCommand.require("/usr/bin/dpkg-deb", ["-c", deb]).split(separator: "\n") {
+            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+            try #require(fields.count == 6, "\(line)")
+            #expect(fields[1] == "root/root", "\(line)")
+            let name = fields[5].components(separatedBy: " -> ")
+            entries[name[0]] = (String(fields[0]), name.count == 2 ? name[1] : nil)
+        }
+        return entries
     }
 
     /// The files of `debs` (by default the device's package) unpacked (`dpkg -x`) into one new directory.

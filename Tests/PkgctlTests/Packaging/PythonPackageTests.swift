@@ -6,11 +6,17 @@ import Testing
 /// finds the installed library and answers from a store.
 @Suite(.enabled(if: DebianPackage.isAvailable, "needs PKGCTL_DEB, the .deb scripts/package builds (scripts/test)"))
 struct PythonPackageTests {
-    static var deb: String {
-        URL(fileURLWithPath: DebianPackage.path).deletingLastPathComponent().path
-            + "/python3-pkgctl-resolver_\(ResolverPackages.version)_all.deb"
-    }
+    static var deb: String { DebianPackage.sibling("python3-pkgctl-resolver", architecture: "all") }
     static let modules = ["__init__.py", "_abi.py", "errors.py", "headers.py", "resolver.py", "py.typed"]
+    /// The page both installs of the binding fetch (`demoStore()`).
+    static let page = "<!doctype html><title>demo</title>"
+
+    /// A store holding demo 1.0.0, whose index.html is ``page``.
+    static func demoStore() throws -> ResolveSandbox {
+        let sandbox = try ResolveSandbox()
+        try sandbox.install("demo", "1.0.0", routes: ["www.example.com/app"], files: ["index.html": Array(page.utf8)])
+        return sandbox
+    }
 
     @Test func lintianReportsNoErrorOrWarning() throws {
         let result = try PackagingCommand.run("/usr/bin/lintian", ["--tag-display-limit", "0", Self.deb])
@@ -20,13 +26,13 @@ struct PythonPackageTests {
     }
 
     @Test func itHoldsThePackageForEveryArchitectureAndNeedsTheLibrary() throws {
-        let entries = try ResolverPackages.contents(Self.deb)
+        let entries = try DebianPackage.contents(Self.deb)
         for module in Self.modules {
             #expect(entries["./usr/lib/python3/dist-packages/pkgctl_resolver/\(module)"]?.mode == "-rw-r--r--", "\(module)")
         }
         #expect(!entries.keys.contains { $0.contains("__pycache__") }, "no byte-code shipped")
         let fields = try PackagingCommand.require("/usr/bin/dpkg-deb", ["-f", Self.deb, "Architecture", "Depends", "Section"])
-        #expect(fields == "Architecture: all\nDepends: python3 (>= 3.8), libpkgctl-resolver0 (>= \(ResolverPackages.version))\n"
+        #expect(fields == "Architecture: all\nDepends: python3 (>= 3.8), libpkgctl-resolver0 (>= \(DebianPackage.version))\n"
                 + "Section: python\n", "\(fields)")
     }
 
@@ -39,10 +45,7 @@ struct PythonPackageTests {
         let (root, dpkg) = try DebianPackage.throwawayRoot(for: debs)
         let install = try PackagingCommand.run("/usr/bin/dpkg", dpkg + ["--install"] + debs)
         #expect(install.status == 0 && !install.all.contains("warning"), "\(install.all)")
-        let sandbox = try ResolveSandbox()
-        try sandbox.install("demo", "1.0.0", routes: ["www.example.com/app"], files: [
-            "index.html": Array("<!doctype html><title>demo</title>".utf8),
-        ])
+        let sandbox = try Self.demoStore()
         // fetch() for a script; then a GLib host's way, attach() to a main context of its own.
         let script = """
             import sys, pkgctl_resolver
@@ -79,9 +82,8 @@ struct PythonPackageTests {
     /// pkgctl's version, and Python imports it from where pip put it and answers from a store
     /// through the packaged library.
     @Test func theWheelInstallsWithPipAndAnswersFromAStore() throws {
-        let version = ResolverPackages.version
-        let wheel = URL(fileURLWithPath: DebianPackage.path).deletingLastPathComponent().path
-            + "/pkgctl_resolver-\(version)-py3-none-any.whl"
+        let version = DebianPackage.version
+        let wheel = DebianPackage.folder + "/pkgctl_resolver-\(version)-py3-none-any.whl"
         let target = try TemporaryDirectory(prefix: "pkgctl-wheel")
         let install = try PackagingCommand.run("/usr/bin/env", [
             "python3", "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-index",
@@ -95,10 +97,7 @@ struct PythonPackageTests {
                 "\(metadata.prefix(400))")
 
         let (library, environment) = try ResolverPackages.unpack()
-        let sandbox = try ResolveSandbox()
-        try sandbox.install("demo", "1.0.0", routes: ["www.example.com/app"], files: [
-            "index.html": Array("<!doctype html><title>demo</title>".utf8),
-        ])
+        let sandbox = try Self.demoStore()
         let script = """
             import sys, pkgctl_resolver
             print(pkgctl_resolver.__file__)

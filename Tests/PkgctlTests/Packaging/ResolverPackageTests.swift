@@ -26,25 +26,15 @@ enum ResolverPackages {
     static var nodes: [String] { Set(versionedExports.map(\.node)).sorted() }
     static let libdir = "usr/lib/x86_64-linux-gnu"
 
-    /// The version in PKGCTL_DEB's name: the packages are built together, with one version.
-    static var version: String {
-        let name = URL(fileURLWithPath: DebianPackage.path).lastPathComponent
-        return String(name.dropFirst("pkgctl_".count).dropLast("_amd64.deb".count))
-    }
-
-    static func path(_ package: String) -> String {
-        URL(fileURLWithPath: DebianPackage.path).deletingLastPathComponent().path + "/\(package)_\(version)_amd64.deb"
-    }
-
-    static var library: String { path("libpkgctl-resolver0") }
-    static var development: String { path("libpkgctl-resolver-dev") }
+    static var library: String { DebianPackage.sibling("libpkgctl-resolver0") }
+    static var development: String { DebianPackage.sibling("libpkgctl-resolver-dev") }
 
     /// Both packages unpacked into a new directory by `scripts/lib/resolver-prefix`, with the
     /// environment it prints (PKG_CONFIG_PATH, LD_LIBRARY_PATH).
     static func unpack() throws -> (directory: TemporaryDirectory, environment: [String: String]) {
         let directory = try TemporaryDirectory(prefix: "pkgctl-resolver-deb")
         let printed = try PackagingCommand.require(BundleFixtures.repository + "/scripts/lib/resolver-prefix", [
-            URL(fileURLWithPath: DebianPackage.path).deletingLastPathComponent().path, directory.path("root"), version])
+            DebianPackage.folder, directory.path("root"), DebianPackage.version])
         var environment: [String: String] = [:]
         for line in printed.split(separator: "\n") {
             let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
@@ -53,26 +43,13 @@ enum ResolverPackages {
         return (directory, environment)
     }
 
-    /// `dpkg-deb -c`: path → (mode, link target), e.g. "./usr/include/pkgctl/resolver.h" → ("-rw-r--r--", nil).
-    static func contents(_ deb: String) throws -> [String: (mode: String, target: String?)] {
-        // lrwxrwxrwx root/root 0 2026-11-23 23:52 ./usr/lib/x86_64-linux-gnu/libpkgctl-resolver.so -> libpkgctl-resolver.so.0
-        var entries: [String: (mode: String, target: String?)] = [:]
-        for line in try PackagingCommand.require("/usr/bin/dpkg-deb", ["-c", deb]).split(separator: "\n") {
-            let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
-            try #require(fields.count == 6, "\(line)")
-            #expect(fields[1] == "root/root", "\(line)")
-            let name = fields[5].components(separatedBy: " -> ")
-            entries[name[0]] = (String(fields[0]), name.count == 2 ? name[1] : nil)
-        }
-        return entries
-    }
 }
 
 @Suite(.enabled(if: DebianPackage.isAvailable, "needs PKGCTL_DEB, the .deb scripts/package builds (scripts/test)"))
 struct ResolverPackageTests {
     @Test(arguments: ["libpkgctl-resolver0", "libpkgctl-resolver-dev"])
     func lintianReportsNoErrorOrWarning(_ package: String) throws {
-        let result = try PackagingCommand.run("/usr/bin/lintian", ["--tag-display-limit", "0", ResolverPackages.path(package)])
+        let result = try PackagingCommand.run("/usr/bin/lintian", ["--tag-display-limit", "0", DebianPackage.sibling(package)])
         let tags = result.stdout.split(separator: "\n").filter { $0.hasPrefix("E: ") || $0.hasPrefix("W: ") }
         #expect(tags.isEmpty, "\(tags.joined(separator: "\n"))")
         #expect(result.status == 0, "\(result.all)")
@@ -80,7 +57,7 @@ struct ResolverPackageTests {
 
     @Test func theLibraryPackageHoldsTheSONAMELinkSymbolsAndTrigger() throws {
         let libdir = "./" + ResolverPackages.libdir
-        let entries = try ResolverPackages.contents(ResolverPackages.library)
+        let entries = try DebianPackage.contents(ResolverPackages.library)
         #expect(entries["\(libdir)/libpkgctl-resolver.so.0.0.0"]?.mode == "-rw-r--r--", "\(entries.keys.sorted())")
         #expect(entries["\(libdir)/libpkgctl-resolver.so.0"]?.target == "libpkgctl-resolver.so.0.0.0")
         for document in ["copyright", "changelog.gz"] {
@@ -88,7 +65,7 @@ struct ResolverPackageTests {
         }
         let fields = try PackagingCommand.require("/usr/bin/dpkg-deb", ["-f", ResolverPackages.library,
                                                                         "Version", "Section", "Multi-Arch", "Depends"])
-        #expect(fields.contains("Version: \(ResolverPackages.version)\n") && fields.contains("Section: libs\n"), "\(fields)")
+        #expect(fields.contains("Version: \(DebianPackage.version)\n") && fields.contains("Section: libs\n"), "\(fields)")
         #expect(fields.contains("libc6 (>=") && fields.contains("libcurl4 (>=") && !fields.lowercased().contains("swift"),
                 "\(fields)")
         let symbols = try PackagingCommand.require("/usr/bin/dpkg-deb", ["-I", ResolverPackages.library, "symbols"])
@@ -101,20 +78,20 @@ struct ResolverPackageTests {
 
     @Test func theDevelopmentPackageHoldsHeaderLinkAndPkgConfigFileForThisVersion() throws {
         let libdir = "./" + ResolverPackages.libdir
-        let entries = try ResolverPackages.contents(ResolverPackages.development)
+        let entries = try DebianPackage.contents(ResolverPackages.development)
         #expect(entries["./usr/include/pkgctl/resolver.h"]?.mode == "-rw-r--r--", "\(entries.keys.sorted())")
         #expect(entries["\(libdir)/libpkgctl-resolver.so"]?.target == "libpkgctl-resolver.so.0")
         #expect(entries["\(libdir)/pkgconfig/pkgctl-resolver.pc"]?.mode == "-rw-r--r--")
         #expect(entries["\(libdir)/libpkgctl-resolver.a"]?.mode == "-rw-r--r--")
         let depends = try PackagingCommand.require("/usr/bin/dpkg-deb", ["-f", ResolverPackages.development, "Depends"])
-        #expect(depends == "libpkgctl-resolver0 (= \(ResolverPackages.version))\n")
+        #expect(depends == "libpkgctl-resolver0 (= \(DebianPackage.version))\n")
         let unpacked = try ResolverPackages.unpack()
         let header = try String(contentsOfFile: unpacked.directory.path("root/usr/include/pkgctl/resolver.h"), encoding: .utf8)
         #expect(header == (try String(contentsOfFile: BundleFixtures.repository + "/Sources/CPkgResolver/include/pkgctl/resolver.h",
                                       encoding: .utf8)))
         let version = try PackagingCommand.require("/usr/bin/pkg-config", ["--modversion", "pkgctl-resolver"],
                                                    environment: unpacked.environment)
-        #expect(version == ResolverPackages.version + "\n")
+        #expect(version == DebianPackage.version + "\n")
         // As packaged, every path follows ${prefix}=/usr (resolver-prefix moves only that line).
         let pc = try PackagingCommand.require("/bin/sh", ["-c", "dpkg-deb --fsys-tarfile \"$0\" | tar -xOf - \"$1\"",
                                                            ResolverPackages.development,
@@ -181,7 +158,7 @@ struct ResolverPackageTests {
         for package in ["libpkgctl-resolver0", "libpkgctl-resolver-dev"] {
             let status = try PackagingCommand.require("/usr/bin/dpkg-query", ["--root=\(root.path)", "-W", "-f=${Status} ${Version}",
                                                                                 package])
-            #expect(status == "install ok installed \(ResolverPackages.version)", "\(package): \(status)")
+            #expect(status == "install ok installed \(DebianPackage.version)", "\(package): \(status)")
         }
         let link = root.path("\(ResolverPackages.libdir)/libpkgctl-resolver.so")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "libpkgctl-resolver.so.0")
