@@ -21,6 +21,29 @@ import Testing
         #expect(valued.stderr.hasPrefix("pkgctl: Unknown option '--verison' for 'pkgctl pack'."), "\(valued.stderr)")
     }
 
+    /// The device's `pkgctl` keeps its own list of the publisher's commands (`PublisherSide`), the
+    /// ones it runs `pkgctl-publisher` for and offers when a command is mistyped: it must be the
+    /// publisher's binary's own list, and each of them must run there.
+    @Test func theDevicesListOfThePublishersCommandsIsThePublishersOwn() throws {
+        let publisher = URL(fileURLWithPath: PkgctlProcess.executable).deletingLastPathComponent().path + "/pkgctl-publisher"
+        let dump = try PackagingCommand.require(publisher, ["--experimental-dump-help"])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(dump.utf8)) as? [String: Any])
+        let commands = ((json["command"] as? [String: Any])?["subcommands"] as? [[String: Any]] ?? [])
+            .compactMap { $0["commandName"] as? String }.filter { $0 != "help" }
+        let device = try PkgctlProcess.run(["--experimental-dump-help"])
+        let deviceJSON = try #require(try JSONSerialization.jsonObject(with: Data(device.stdout.utf8)) as? [String: Any])
+        let deviceCommands = ((deviceJSON["command"] as? [String: Any])?["subcommands"] as? [[String: Any]] ?? [])
+            .compactMap { $0["commandName"] as? String }.filter { $0 != "help" }
+        let listed = try PkgctlProcess.run(["zzzzzzzz"]).stderr
+        let offered = try #require(listed.split(separator: "Commands: ").last).trimmingCharacters(in: .whitespacesAndNewlines)
+            .components(separatedBy: ", ")
+        #expect(offered == deviceCommands + commands, "\(listed)")
+        for command in commands {
+            let help = try PkgctlProcess.run(["help", command])
+            #expect(help.status == 0 && help.stdout.contains("USAGE: pkgctl \(command) "), "\(command): \(help.stderr)")
+        }
+    }
+
     @Test func anOptionNothingResemblesPointsAtHelp() throws {
         let result = try PkgctlProcess.run(["status", "--zzzzzzzz"])
         #expect(result.status == 64)
