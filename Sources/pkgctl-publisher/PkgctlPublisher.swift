@@ -23,7 +23,7 @@ struct PkgctlPublisher: AsyncParsableCommand {
               pkgctl pack dist --name demo --version 1.1.0 --out /srv/pkgctl/out
               pkgctl publish /srv/pkgctl/out /srv/www/app
             """,
-        version: "0.1.0",
+        version: PkgctlVersion.current,
         subcommands: [
             PackCommand.self, PublishCommand.self, PruneCommand.self, PromoteCommand.self, RolloutCommand.self,
             RevokeCommand.self, SignCommand.self, TimestampCommand.self, FleetCommand.self, KeygenCommand.self,

@@ -31,7 +31,7 @@ struct Pkgctl: AsyncParsableCommand {
               pkgctl update --manifest https://cdn.example.com/app/manifest.json
               pkgctl serve
             """,
-        version: "0.1.0",
+        version: PkgctlVersion.current,
         subcommands: [
             UpdateCommand.self, StatusCommand.self, RollbackCommand.self, UnholdCommand.self,
             GCCommand.self, VerifyCommand.self, ResolveCommand.self, PrefetchCommand.self, ServeCommand.self,
