@@ -16,8 +16,9 @@ cd "$(dirname "$0")/.."
 runs=${1:-9}
 scale=${2:-1}
 command -v bsdtar >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq libarchive-tools >/dev/null; }
-swift build -c release --product pkgctl >/dev/null && swift build -c release --product pkgctl-publisher >/dev/null
-pkgctl=$PWD/.build/release/pkgctl
+# The build the packages ship (static Swift runtime, scripts/lib/release-build), pkgctl runs pkgctl-publisher beside it.
+scripts/lib/release-build --product pkgctl >/dev/null && scripts/lib/release-build --product pkgctl-publisher >/dev/null
+pkgctl=$(scripts/lib/release-build --show-bin-path)/pkgctl
 work=$(mktemp -d "${TMPDIR:-/tmp}/pkgctl-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 

@@ -13,8 +13,9 @@ rounds=${1:-3}
 seconds=${2:-5}
 command -v wrk >/dev/null && command -v nginx >/dev/null || scripts/setup --test
 command -v wrk >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq wrk >/dev/null; }
-swift build -c release --product pkgctl >/dev/null && swift build -c release --product pkgctl-publisher >/dev/null
-pkgctl=$PWD/.build/release/pkgctl
+# The build the packages ship (static Swift runtime, scripts/lib/release-build), pkgctl runs pkgctl-publisher beside it.
+scripts/lib/release-build --product pkgctl >/dev/null && scripts/lib/release-build --product pkgctl-publisher >/dev/null
+pkgctl=$(scripts/lib/release-build --show-bin-path)/pkgctl
 source bench/lib/serve-site.sh
 work=$(bench_workdir serve-bench)
 cleanup() {
