@@ -29,34 +29,18 @@ quantizers=${QUANTIZERS:-24 16 8}
 detq=${DETQ:-24}
 candidates=${CANDIDATES:-aom:6 aom:7 aom:8 aom:9 svt:8 rav1e:8 rav1e:10}
 jobs=${JOBS:-2}
-package=apache-superset version=6.1.0
-wheel_name=apache_superset-$version-py3-none-any.whl
-wheel_sha256=4b5886b2d6389a32df790aeae2532ad72529bce1af93b6edf2d1b2a8bf658748
 
 command -v avifenc >/dev/null && command -v avifdec >/dev/null || { apt-get update && apt-get install -y libavif-bin; } >&2
 [ -x /usr/bin/time ] || { apt-get update && apt-get install -y time; } >&2
 python3 -c 'import skimage, PIL, numpy' 2>/dev/null || python3 -m pip install --quiet scikit-image pillow >&2
 
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/pkgctl-bench
-mkdir -p "$cache"
-if [ ! -f "$cache/$wheel_name" ]; then
-  echo "fetching $package $version from PyPI into $cache ..." >&2
-  if ! timeout 900 python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
-      "$package==$version" -d "$cache" >&2 || [ ! -f "$cache/$wheel_name" ]; then
-    echo "avif-encoders bench: cannot download $package==$version from PyPI (offline?)." >&2
-    echo "Put $wheel_name (sha256 $wheel_sha256) in $cache and run again." >&2
-    exit 1
-  fi
-fi
-if [ "$(sha256sum < "$cache/$wheel_name" | cut -d' ' -f1)" != "$wheel_sha256" ]; then
-  echo "avif-encoders bench: $cache/$wheel_name is not the pinned wheel (sha256 $wheel_sha256); remove it" >&2
-  exit 1
-fi
+source bench/lib/superset-wheel.sh
+wheel=$(superset_wheel "avif-encoders bench")
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/pkgctl-avif-encoders-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/wheel" "$work/src" "$work/enc" "$work/rows"
-unzip -q "$cache/$wheel_name" 'superset/static/*' -d "$work/wheel"
+unzip -q "$wheel" 'superset/static/*' -d "$work/wheel"
 python3 bench/lib/avif-encoders.py select "$work/wheel/superset/static" "$work/src" "$stride" > "$work/images.tsv"
 rm -rf "$work/wheel"
 echo "avifenc: $(avifenc --version | head -1)"

@@ -24,26 +24,11 @@ set -euo pipefail
 [ -n "${PKGCTL:-}" ] && PKGCTL=$(realpath "$PKGCTL")
 cd "$(dirname "$0")/.."
 runs=${1:-3}
-package=apache-superset version=6.1.0
-wheel_name=apache_superset-$version-py3-none-any.whl
-wheel_sha256=4b5886b2d6389a32df790aeae2532ad72529bce1af93b6edf2d1b2a8bf658748
 command -v nginx >/dev/null && command -v curl >/dev/null || scripts/setup --test
 
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/pkgctl-bench
-mkdir -p "$cache"
-if [ ! -f "$cache/$wheel_name" ]; then
-  echo "fetching $package $version from PyPI into $cache ..." >&2
-  if ! timeout 900 python3 -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: \
-      "$package==$version" -d "$cache" >&2 || [ ! -f "$cache/$wheel_name" ]; then
-    echo "image-variants bench: cannot download $package==$version from PyPI (offline?)." >&2
-    echo "Put $wheel_name (sha256 $wheel_sha256) in $cache and run again." >&2
-    exit 1
-  fi
-fi
-if [ "$(sha256sum < "$cache/$wheel_name" | cut -d' ' -f1)" != "$wheel_sha256" ]; then
-  echo "image-variants bench: $cache/$wheel_name is not the pinned wheel (sha256 $wheel_sha256); remove it" >&2
-  exit 1
-fi
+source bench/lib/superset-wheel.sh
+package=apache-superset version=$superset_version
+wheel=$(superset_wheel "image-variants bench")
 
 if [ -n "${PKGCTL:-}" ]; then
   pkgctl=$PKGCTL
@@ -55,7 +40,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/pkgctl-image-variants-bench.XXXXXX")
 . bench/lib/static-origin.sh
 
 mkdir -p "$work/wheel"
-unzip -q "$cache/$wheel_name" 'superset/static/*' -d "$work/wheel"
+unzip -q "$wheel" 'superset/static/*' -d "$work/wheel"
 src=$work/wheel/superset/static
 images() { find "$1" -type f \( -iname '*.png' -o -iname '*.jpg' -o -iname '*.jpeg' -o -iname '*.webp' -o -iname '*.avif' \) "${@:2}"; }
 bytes() { awk '{ s += $1 } END { print s + 0 }'; }
