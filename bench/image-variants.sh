@@ -30,12 +30,7 @@ source bench/lib/superset-wheel.sh
 package=apache-superset version=$superset_version
 wheel=$(superset_wheel "image-variants bench")
 
-if [ -n "${PKGCTL:-}" ]; then
-  pkgctl=$PKGCTL
-else
-  scripts/lib/release-build --product pkgctl >/dev/null && scripts/lib/release-build --product pkgctl-publisher >/dev/null
-  pkgctl=$(scripts/lib/release-build --show-bin-path)/pkgctl
-fi
+pkgctl=$(bench/lib/shipped-pkgctl)   # the build the packages ship, or PKGCTL
 work=$(mktemp -d "${TMPDIR:-/tmp}/pkgctl-image-variants-bench.XXXXXX")
 . bench/lib/static-origin.sh
 

@@ -10,15 +10,14 @@
 # Outputs of earlier runs are moved aside, not deleted, between runs: deleting a
 # large tree right before creating one slows file creation on this filesystem
 # (see ARCHITECTURE.md), which would measure the deletion.
-# Usage: bench/install.sh [RUNS] [SCALE]   (defaults 9, 1)
+# Usage: bench/install.sh [RUNS] [SCALE]   (defaults 9, 1; PKGCTL=path/to/pkgctl measures another build)
 set -euo pipefail
+[ -n "${PKGCTL:-}" ] && PKGCTL=$(realpath "$PKGCTL")
 cd "$(dirname "$0")/.."
 runs=${1:-9}
 scale=${2:-1}
 command -v bsdtar >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq libarchive-tools >/dev/null; }
-# The build the packages ship (static Swift runtime, scripts/lib/release-build), pkgctl runs pkgctl-publisher beside it.
-scripts/lib/release-build --product pkgctl >/dev/null && scripts/lib/release-build --product pkgctl-publisher >/dev/null
-pkgctl=$(scripts/lib/release-build --show-bin-path)/pkgctl
+pkgctl=$(bench/lib/shipped-pkgctl)   # the build the packages ship, or PKGCTL
 work=$(mktemp -d "${TMPDIR:-/tmp}/pkgctl-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 

@@ -10,8 +10,7 @@ cd "$(dirname "$0")/.."
 command -v rsync >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq rsync >/dev/null; }
 [ -x /usr/bin/time ] || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq time >/dev/null; }
 mib=${1:-1024}
-scripts/lib/release-build --product pkgctl >&2 && scripts/lib/release-build --product pkgctl-publisher >&2
-pkgctl=$(scripts/lib/release-build --show-bin-path)/pkgctl
+pkgctl=$(bench/lib/shipped-pkgctl)   # the build the packages ship
 work=$(mktemp -d "${TMPDIR:-/tmp}/pkgctl-bench-publish-memory.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/src"

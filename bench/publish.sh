@@ -17,8 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v rsync >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq rsync >/dev/null; }
 runs=${1:-7}
-scripts/lib/release-build --product pkgctl >&2 && scripts/lib/release-build --product pkgctl-publisher >&2
-pkgctl=$(scripts/lib/release-build --show-bin-path)/pkgctl
+pkgctl=$(bench/lib/shipped-pkgctl)   # the build the packages ship
 work=$(mktemp -d "${TMPDIR:-/tmp}/pkgctl-bench-publish.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cache=${TMPDIR:-/tmp}/pkgctl-bench-wheels

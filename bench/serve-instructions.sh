@@ -18,17 +18,15 @@ if ! command -v strace >/dev/null || ! command -v callgrind_annotate >/dev/null;
   sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
   $sudo apt-get update -qq && $sudo apt-get install -y -qq strace valgrind >/dev/null
 fi
-build=(scripts/lib/release-build)   # the same build as scripts/package
-"${build[@]}" --product pkgctl >/dev/null
-"${build[@]}" --product pkgctl-publisher >/dev/null   # pack, which the site needs
+shipped=$(bench/lib/shipped-pkgctl)   # the same build as scripts/package, pkgctl-publisher (pack, which the site needs) beside it
 source bench/lib/serve-site.sh
 work=$(bench_workdir serve-instructions)
 server_pid=""
 cleanup() { [ -n "$server_pid" ] && kill -9 "$server_pid" 2>/dev/null || true; sleep 0.2; rm -rf "$work"; }
 trap cleanup EXIT
 pkgctl=$work/pkgctl
-objcopy --strip-debug "$("${build[@]}" --show-bin-path)/pkgctl" "$pkgctl"
-cp "$("${build[@]}" --show-bin-path)/pkgctl-publisher" "$work/pkgctl-publisher"
+objcopy --strip-debug "$shipped" "$pkgctl"
+cp "$(dirname "$shipped")/pkgctl-publisher" "$work/pkgctl-publisher"
 serve_site "$work"
 pport=$(free_port); nport=$(free_port)
 nginx_conf "$work" "$nport" "daemon off; master_process off; worker_processes 1;"

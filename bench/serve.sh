@@ -8,19 +8,13 @@
 # ratios. CPU per request is the steadier number on a shared, noisy machine.
 # Usage: bench/serve.sh [ROUNDS] [SECONDS]   (default 3 rounds of 5 s; PKGCTL=path/to/pkgctl)
 set -euo pipefail
+[ -n "${PKGCTL:-}" ] && PKGCTL=$(realpath "$PKGCTL")
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
 seconds=${2:-5}
 command -v wrk >/dev/null && command -v nginx >/dev/null || scripts/setup --test
 command -v wrk >/dev/null || { sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo; $sudo apt-get install -y -qq wrk >/dev/null; }
-# The build the packages ship (static Swift runtime, scripts/lib/release-build), pkgctl runs pkgctl-publisher
-# beside it; PKGCTL=path measures another build (with its pkgctl-publisher beside it).
-if [ -n "${PKGCTL:-}" ]; then
-  pkgctl=$(realpath "$PKGCTL")
-else
-  scripts/lib/release-build --product pkgctl >/dev/null && scripts/lib/release-build --product pkgctl-publisher >/dev/null
-  pkgctl=$(scripts/lib/release-build --show-bin-path)/pkgctl
-fi
+pkgctl=$(bench/lib/shipped-pkgctl)   # the build the packages ship, or PKGCTL
 source bench/lib/serve-site.sh
 work=$(bench_workdir serve-bench)
 cleanup() {
