@@ -25,15 +25,15 @@ import Testing
     /// ones it runs `pkgctl-publisher` for and offers when a command is mistyped: it must be the
     /// publisher's binary's own list, and each of them must run there.
     @Test func theDevicesListOfThePublishersCommandsIsThePublishersOwn() throws {
+        // The commands an `--experimental-dump-help` lists, but help.
+        func commandNames(_ dump: String) throws -> [String] {
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(dump.utf8)) as? [String: Any])
+            return ((json["command"] as? [String: Any])?["subcommands"] as? [[String: Any]] ?? [])
+                .compactMap { $0["commandName"] as? String }.filter { $0 != "help" }
+        }
         let publisher = URL(fileURLWithPath: PkgctlProcess.executable).deletingLastPathComponent().path + "/pkgctl-publisher"
-        let dump = try PackagingCommand.require(publisher, ["--experimental-dump-help"])
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(dump.utf8)) as? [String: Any])
-        let commands = ((json["command"] as? [String: Any])?["subcommands"] as? [[String: Any]] ?? [])
-            .compactMap { $0["commandName"] as? String }.filter { $0 != "help" }
-        let device = try PkgctlProcess.run(["--experimental-dump-help"])
-        let deviceJSON = try #require(try JSONSerialization.jsonObject(with: Data(device.stdout.utf8)) as? [String: Any])
-        let deviceCommands = ((deviceJSON["command"] as? [String: Any])?["subcommands"] as? [[String: Any]] ?? [])
-            .compactMap { $0["commandName"] as? String }.filter { $0 != "help" }
+        let commands = try commandNames(try PackagingCommand.require(publisher, ["--experimental-dump-help"]))
+        let deviceCommands = try commandNames(try PkgctlProcess.run(["--experimental-dump-help"]).stdout)
         let listed = try PkgctlProcess.run(["zzzzzzzz"]).stderr
         let offered = try #require(listed.split(separator: "Commands: ").last).trimmingCharacters(in: .whitespacesAndNewlines)
             .components(separatedBy: ", ")

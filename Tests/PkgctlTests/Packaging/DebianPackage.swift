@@ -51,6 +51,14 @@ enum DebianPackage {
         return (text, needed)
     }
 
+    /// Expects lintian to report no error or warning on `debs` and to exit 0.
+    static func expectLintianClean(_ debs: [String]) throws {
+        let result = try PackagingCommand.run("/usr/bin/lintian", ["--tag-display-limit", "0"] + debs)
+        let tags = result.stdout.split(separator: "\n").filter { $0.hasPrefix("E: ") || $0.hasPrefix("W: ") }
+        #expect(tags.isEmpty, "\(tags.joined(separator: "\n"))")
+        #expect(result.status == 0, "\(result.all)")
+    }
+
     /// `dpkg-deb -c` of `deb`, each entry checked to be owned by root: path → (mode, link target),
     /// e.g. "./usr/include/pkgctl/resolver.h" → ("-rw-r--r--", nil).
     static func contents(_ deb: String) throws -> [String: (mode: String, target: String?)] {
