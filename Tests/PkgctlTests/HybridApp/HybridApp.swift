@@ -3,8 +3,10 @@ import Testing
 
 /// One build of the example app the suite drives as its user would: `Examples/HybridApp`
 /// (Swift, PkgCore's API), named by `HYBRID_APP`, `Examples/HybridAppC` (C, the resolver's C
-/// ABI through pkg-config), named by `HYBRID_APP_C`, and `Examples/HybridAppQt` (C++, Qt
-/// WebEngine, the same ABI), named by `HYBRID_APP_QT`. `scripts/test` builds all three and
+/// ABI through pkg-config), named by `HYBRID_APP_C`, `Examples/HybridAppQt` (C++, Qt
+/// WebEngine, the same ABI), named by `HYBRID_APP_QT`, and `Examples/HybridAppGtkPython`
+/// (Python, PyGObject and WebKitGTK over the Python binding), named by
+/// `HYBRID_APP_GTK_PYTHON`. `scripts/test` builds all four and
 /// runs the suite under `xvfb-run`; without them the hybrid-app tests are skipped. Each logs
 /// where an answer comes from as the resolver plans it (`Resolver.plan(for:)`,
 /// `pkgctl_resolver_plan()`).
@@ -16,6 +18,7 @@ struct HybridApp: Sendable, CustomTestStringConvertible {
         HybridApp(name: "swift", variable: "HYBRID_APP"),
         HybridApp(name: "c", variable: "HYBRID_APP_C"),
         HybridApp(name: "qt", variable: "HYBRID_APP_QT"),
+        HybridApp(name: "gtk-python", variable: "HYBRID_APP_GTK_PYTHON"),
     ]
     /// The builds named in the environment, when there is a display to open their windows on.
     static let available = ProcessInfo.processInfo.environment["DISPLAY"] == nil ? [] : all.filter {

@@ -8,7 +8,7 @@ extension WebEngineSuites {
     /// of its own for it: releases packed as a publisher packs them, installed by
     /// `pkgctl update --confirm-after-launches 2 --revert-after-bad-launches 2`, and each app run
     /// once per launch, offline, until the demo's status line is written.
-    @Suite(.serialized, .enabled(if: !HybridApp.available.isEmpty, "needs HYBRID_APP, HYBRID_APP_C or HYBRID_APP_QT and a display (scripts/test)"))
+    @Suite(.serialized, .enabled(if: !HybridApp.available.isEmpty, "needs HYBRID_APP, HYBRID_APP_C, HYBRID_APP_QT or HYBRID_APP_GTK_PYTHON and a display (scripts/test)"))
     struct HybridAppLaunchTrialTests {
         let directory: TemporaryDirectory
         var origin: String { directory.path + "/origin" }

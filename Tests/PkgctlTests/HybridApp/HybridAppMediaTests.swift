@@ -9,7 +9,7 @@ extension WebEngineSuites {
     /// `--media-plugin`): a 19 MB WebM seeks to 18 s of 20 from a package and from the origin,
     /// with ranged reads only, far less than the file crossing the scheme, and nothing written through.
     @Suite(.serialized, .enabled(if: !MediaFixture.apps.isEmpty && MediaFixture.plugin != nil,
-                                 "needs HYBRID_APP or HYBRID_APP_C, GST_PKGCTL_PLUGIN and a display (scripts/test)"))
+                                 "needs HYBRID_APP, HYBRID_APP_C or HYBRID_APP_GTK_PYTHON, GST_PKGCTL_PLUGIN and a display (scripts/test)"))
     struct HybridAppMediaTests {
         /// On its metadata the video seeks to 18 s; on `seeked` the page writes `seeked=TIME w=WIDTH`
         /// (or `error=CODE`), then drops its source, so the element stops and logs its last request.

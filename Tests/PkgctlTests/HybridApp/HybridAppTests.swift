@@ -6,9 +6,9 @@ import Testing
 extension WebEngineSuites {
     /// The resolver inside a real web engine: a WebKitGTK window whose `app://` scheme the
     /// resolver answers, driven as its user would drive it (under Xvfb). Every test runs
-    /// against each build of the app, the Swift one on PkgCore and the C one on the C ABI
-    /// (`HybridApp`, which says how the suite finds them).
-    @Suite(.serialized, .enabled(if: !HybridApp.available.isEmpty, "needs HYBRID_APP, HYBRID_APP_C or HYBRID_APP_QT and a display (scripts/test)"))
+    /// against each build of the app: the Swift one on PkgCore, the C and Qt ones on the C ABI,
+    /// and the PyGObject one on the Python binding (`HybridApp`, which says how the suite finds them).
+    @Suite(.serialized, .enabled(if: !HybridApp.available.isEmpty, "needs HYBRID_APP, HYBRID_APP_C, HYBRID_APP_QT or HYBRID_APP_GTK_PYTHON and a display (scripts/test)"))
     struct HybridAppTests {
         static let bigSize = 4 << 20
         let sandbox: ResolveSandbox

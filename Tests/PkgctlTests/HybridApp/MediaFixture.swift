@@ -7,7 +7,7 @@ import Testing
 /// under /tmp for later runs.
 enum MediaFixture {
     /// The builds that play media through GStreamer, and so take `--media-plugin`: the WebKitGTK apps.
-    static let apps = HybridApp.available.filter { ["swift", "c"].contains($0.name) }
+    static let apps = HybridApp.available.filter { ["swift", "c", "gtk-python"].contains($0.name) }
     /// The Qt WebEngine build (Chromium), which plays media with no plugin: Chromium's
     /// requests reach its scheme handler with their `Range`.
     static let qtApp = HybridApp.available.first { $0.name == "qt" }
