@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Bytes a linked ELF file holds per module, from GNU ld's link map (-Map): every input section
-the link kept that takes file bytes, summed by where it came from, an archive
-(libFoundationEssentials.a -> FoundationEssentials) or a SwiftPM module's objects
+"""Bytes a linked ELF file holds per module, from lld's link map (-Map; scripts/lib/release-build
+links with lld): every input section the link kept that takes file bytes, summed by where it came
+from, an archive (libFoundationEssentials.a -> FoundationEssentials) or a SwiftPM module's objects
 (PkgCore.build/*.o -> PkgCore). Debug, note and comment sections and .bss are left out.
 Usage: link-map-by-module.py MAP   (prints: total, then MB per module, largest first)."""
 import collections
@@ -9,6 +9,10 @@ import re
 import sys
 
 SKIPPED = ('.debug', '.comment', '.note', '.symtab', '.strtab', '.shstrtab', '.bss', '.tbss')
+# lld's columns: VMA, LMA, Size (hex), Align (decimal), then the name, indented by its level: an
+# output section one space in, an input section nine ("path:(section)"), a symbol seventeen.
+ROW = re.compile(r'^\s*[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+ (\s*)(\S.*)$')
+INPUT_SECTION = re.compile(r'^(.*):\((\S+)\)$')
 
 
 def module(origin: str) -> str:
@@ -20,27 +24,23 @@ def module(origin: str) -> str:
 
 
 def main() -> None:
-    lines = open(sys.argv[1], errors='replace').read().split('\n')
-    start = next(i for i, line in enumerate(lines) if line.startswith('Memory map'))
     sizes: collections.Counter = collections.Counter()
-    output_section = pending = None
-    for line in lines[start + 1:]:
-        if line and not line.startswith(' '):
-            output_section = line.split()[0]
+    output_section = ''
+    for line in open(sys.argv[1], errors='replace'):
+        row = ROW.match(line.rstrip('\n'))
+        if not row:
             continue
-        alone = re.match(r'^ (\S+)\s*$', line)      # an input section's long name, its numbers below
-        if alone:
-            pending = alone.group(1)
+        size, indent, name = int(row.group(1), 16), len(row.group(2)), row.group(3)
+        if indent == 0:
+            output_section = name
             continue
-        entry = re.match(r'^ (\S+)?\s+0x[0-9a-f]+\s+0x([0-9a-f]+)\s+(\S.*)$', line)
-        if not entry:
+        section = INPUT_SECTION.match(name)
+        if indent != 8 or not section or size == 0 or output_section.startswith(SKIPPED) \
+                or section.group(2).startswith(SKIPPED) or section.group(1).startswith('<internal>'):
             continue
-        name, pending = entry.group(1) or pending, None
-        size = int(entry.group(2), 16)
-        if not name or size == 0 or name.startswith('*') or (output_section or '').startswith(SKIPPED) \
-                or name.startswith(SKIPPED):
-            continue
-        sizes[module(entry.group(3))] += size
+        sizes[module(section.group(1))] += size
+    if not sizes:
+        sys.exit(f"link-map-by-module.py: no input sections read from {sys.argv[1]} (not an lld map?)")
     print(f"total from modules: {sum(sizes.values()):,} bytes")
     for name, size in sizes.most_common():
         if size >= 1000:

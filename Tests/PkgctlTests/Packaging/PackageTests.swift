@@ -93,6 +93,13 @@ struct PackageTests {
             #expect(!dynamic.contains("RPATH") && !dynamic.contains("RUNPATH"), "\(binary): \(dynamic)")
             let file = try PackagingCommand.require("/usr/bin/readelf", ["-S", unpacked.path(binary)])
             #expect(!file.contains(".symtab") && !file.contains(".debug_"), "\(binary) is not stripped")
+            // Relative relocations packed (DT_RELR, scripts/lib/release-build): a few KB, not 1.4 MB.
+            #expect(dynamic.contains("(RELR)") && file.contains(".relr.dyn"), "\(binary): \(dynamic)")
+        }
+        // Packed relocations need glibc 2.36's loader, which dpkg-shlibdeps does not see (scripts/package).
+        for package in [deb, publisherDeb, DebianPackage.sibling("libpkgctl-resolver0")] {
+            let depends = try PackagingCommand.require("/usr/bin/dpkg-deb", ["-f", package, "Depends"])
+            #expect(depends.contains("libc6 (>= 2.36)"), "\(package): \(depends)")
         }
     }
 
