@@ -203,4 +203,17 @@ if Context.environment["PKGCTL_FUZZ"] == "1" {
         package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies + ["FuzzSupport"],
                                                  path: "Fuzz/Targets/\(target.name)"))
     }
+    // Only the fuzz targets and what they reach: one `swift build` then builds every target at once
+    // (scripts/fuzz --build), with nothing else instrumented and linked beside them.
+    var reached = Set<String>(), next = fuzzTargets.map(\.name)
+    while let name = next.popLast() {
+        guard reached.insert(name).inserted, let target = package.targets.first(where: { $0.name == name }) else { continue }
+        for case .targetItem(let dependency, _) in target.dependencies { next.append(dependency) }
+        for case .byNameItem(let dependency, _) in target.dependencies { next.append(dependency) }
+    }
+    package.targets.removeAll { !reached.contains($0.name) }
+    package.products.removeAll { product in
+        guard let library = product as? Product.Library else { return true }
+        return library.type == .dynamic || !library.targets.allSatisfy(reached.contains)
+    }
 }
