@@ -97,18 +97,26 @@ final class ResolverOrigin: @unchecked Sendable {
         return text.split(separator: "\n").map(String.init)
     }
 
-    /// The body bytes nginx sent for each finished request to `uri`, in order.
+    /// The body bytes nginx sent for each finished request to `uri`, in order, once every request
+    /// answered so far is logged (``settle()``).
     func bodyBytesSent(to uri: String) -> [Int] {
-        accessLog().map { $0.split(separator: " ") }.filter { $0.count > 3 && $0[1] == uri }.compactMap { Int($0[3]) }
+        settle()
+        return accessLog().map { $0.split(separator: " ") }.filter { $0.count > 3 && $0[1] == uri }.compactMap { Int($0[3]) }
     }
 
-    /// ``requests(to:)`` once every request answered so far is logged: nginx writes a line just
-    /// after it answers, so this sends a marker request and waits (5 s at most) for its line.
+    /// ``requests(to:)`` once every request answered so far is logged (``settle()``).
     func settledRequests(to uri: String) -> Int {
+        settle()
+        return requests(to: uri)
+    }
+
+    /// Waits until every request answered so far is logged: nginx writes a line just after it
+    /// answers, so a client can have the whole answer before its line is there. This sends a
+    /// marker request and waits (5 s at most) for the marker's line.
+    func settle() {
         let marker = "/.pkgctl-settle-" + UUID().uuidString
         _ = try? runCommand("/usr/bin/curl", ["-s", "-k", "-o", "/dev/null", baseURL + marker])
         _ = eventually(seconds: 5) { requests(to: marker) == 1 }
-        return requests(to: uri)
     }
 
     func requests(to uri: String) -> Int {
