@@ -1,0 +1,31 @@
+import Foundation
+import Testing
+@testable import PkgCore
+
+/// Where the resolver's serving signals are written: into the store they were counted for, and
+/// nowhere once that store is gone (its flush runs a while after the count, on another thread).
+@Suite struct ServingSignalsStoreTests {
+    @Test func countsAddUpInTheStoresStateFolder() throws {
+        let directory = try TemporaryDirectory()
+        let layout = StoreLayout(root: directory.path("store"))
+        try FileSystem.makeDirectories(layout.state)
+        try ServingSignals.add(ServingSignals(notFound: 2, originFallbacks: 1), name: "app", version: "1.0.0", layout: layout)
+        try ServingSignals.add(ServingSignals(notFound: 1, originFallbacks: 0), name: "app", version: "1.0.0", layout: layout)
+        let totals = ServingSignals.all(layout).map { "\($0.name) \($0.version) \($0.signals.notFound) \($0.signals.originFallbacks)" }
+        #expect(totals == ["app 1.0.0 3 1"])
+    }
+
+    @Test func aFlushAfterItsStoreWasRemovedMakesNoFolder() throws {
+        let directory = try TemporaryDirectory()
+        let root = directory.path("store")
+        let layout = StoreLayout(root: root)
+        try FileSystem.makeDirectories(layout.state)
+        try FileManager.default.removeItem(atPath: root)
+        var thrown: PkgError?
+        do {
+            try ServingSignals.add(ServingSignals(notFound: 1, originFallbacks: 0), name: "app", version: "1.0.0", layout: layout)
+        } catch let error as PkgError { thrown = error }
+        #expect(thrown?.code == .fileSystem && thrown?.errno == ENOENT, "\(String(describing: thrown))")
+        #expect(!FileManager.default.fileExists(atPath: root), "the removed store was made again")
+    }
+}
