@@ -4,7 +4,7 @@ import Testing
 @testable import PkgPublishing
 
 /// Each publishing command killed at random instants, as the device side's store is: SIGKILL
-/// (and every fourth trial SIGINT) at a random instant of the span of the command's own uninterrupted run.
+/// (and every fourth trial SIGINT) at random instants that search the span of its uninterrupted run for its writes.
 /// After every kill the folder must be whole (``PublishingFolderCheck/expectWhole(_:keys:sequences:)``:
 /// the manifest old or new, verifiable, naming only files that are there), the same command must
 /// then succeed, no version may be blocked that no manifest named, and that run must leave no
@@ -60,16 +60,19 @@ import Testing
             duration = min(duration, Date().timeIntervalSince(began))
         }
         var generator = SplitMix(seed: UInt64(command.name.utf8.reduce(0) { $0 &* 31 &+ Int($1) }.magnitude))
-        var killed = 0, midOperation = 0, span = duration
+        // Most of a short command's run is the process starting, and its writes are a few
+        // milliseconds at the end. The kills search for them: each falls at random between the
+        // latest instant known to be before any write (`early`) and the earliest known to be after
+        // the end (`late`: the command had succeeded), which start at 30 % and 120 % of the
+        // uninterrupted run. Since one run on a loaded machine is not the next, the bounds widen by
+        // 5 % a trial and never cross.
+        var killed = 0, midOperation = 0
+        var early = 0.3 * duration, late = 1.2 * duration
         for trial in 0..<Self.trials {
             let folder = folders.temp.path("trial-\(trial)")
             try FileManager.default.copyItem(atPath: start, toPath: folder)
             let before = PublishingFolderCheck.listing(of: folder)
-            // Most of a short command's run is the process starting: the kills fall from 30 % of the
-            // span to 20 % past its end, where its work is. The span starts as the uninterrupted run
-            // and follows the machine's load: shorter (x0.7) after a kill that came too late, longer
-            // (x1.15) after one that came before anything was written.
-            let delay = (0.3 + Double(generator.next() % 1_000) / 1_000 * 0.9) * span
+            let delay = early + Double(generator.next() % 1_000) / 1_000 * (late - early)
             let signal = trial % 4 == 3 ? SIGINT : SIGKILL
             let (process, _, _) = try PkgctlProcess.start(command.arguments(folders, folder))
             Thread.sleep(forTimeInterval: delay)
@@ -81,11 +84,13 @@ import Testing
                 if !PublishingFolderCheck.temporaries(in: folder).isEmpty || PublishingFolderCheck.listing(of: folder) != before {
                     midOperation += 1
                 } else {
-                    span *= 1.15
+                    early = delay
                 }
-            } else {
-                span *= 0.7
+            } else if process.terminationStatus == 0 {
+                late = delay
             }
+            early *= 0.95
+            late = max(late * 1.05, early * 1.1)
             #expect(throws: Never.self, "\(label): the folder is whole") {
                 try PublishingFolderCheck.expectWhole(folder, keys: folders.keys, sequences: sequence...sequence + 1)
             }
