@@ -37,12 +37,11 @@ public struct ServingSignals: Sendable, Hashable, Codable {
     static func add(_ counts: ServingSignals, name: String, version: String, layout: StoreLayout) throws {
         guard !counts.isEmpty else { return }
         let path = file(layout, name: name, version: version)
-        // Folders are made under the store's state folder only: a flush still pending when its store
-        // was removed must not make the store again.
-        guard FileSystem.isDirectory(layout.state) else {
-            throw PkgError(.fileSystem, "the store's state folder \(layout.state) is gone", errno: ENOENT)
+        // One level at a time under the store's state folder, never that folder itself: a flush still
+        // pending when its store was removed fails (ENOENT) rather than make the store again.
+        for folder in [directory(layout), PathName.parent(path)] where mkdir(folder, 0o755) != 0 && errno != EEXIST {
+            throw fileSystemError("mkdir", folder)
         }
-        try FileSystem.makeDirectories(PathName.parent(path))
         let lock = try StoreLock(path: directory(layout) + "/lock")
         defer { withExtendedLifetime(lock) {} }
         var total = read(path) ?? ServingSignals()
