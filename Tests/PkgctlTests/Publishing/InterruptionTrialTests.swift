@@ -49,17 +49,7 @@ import Testing
         let folders = try InterruptionTrialFolders()
         let start = command.start(folders)
         let sequence = try PublishingFolderCheck.expectWhole(start, keys: folders.keys, sequences: 0...UInt64.max)
-        // The command's own uninterrupted run sets the range of the kills: the shorter of two, since
-        // one run on a loaded machine can take twice as long (a TSan run once timed `sign` at 548 ms,
-        // and six kills from 30 % of that all came after it ended).
-        var duration = TimeInterval.infinity
-        for run in 0..<2 {
-            let timed = folders.temp.path("timed-\(run)")
-            try FileManager.default.copyItem(atPath: start, toPath: timed)
-            let began = Date()
-            try InterruptionTrialFolders.run(command.arguments(folders, timed))
-            duration = min(duration, Date().timeIntervalSince(began))
-        }
+        let duration = try uninterruptedDuration(command, from: start, folders: folders)
         var generator = SplitMix(seed: UInt64(command.name.utf8.reduce(0) { $0 &* 31 &+ Int($1) }.magnitude))
         // Most of a short command's run is the process starting, and its writes are a few
         // milliseconds at the end. The kills search for them: each falls at random between the
@@ -111,6 +101,22 @@ import Testing
         // process start-up: a kill lands in it only sometimes, and on a loaded machine maybe in no trial.
         #expect(midOperation > 0 || !command.writesMuch || Sanitizer.isActive,
                 "no kill landed mid-operation: the trials proved nothing")
+    }
+
+    /// The command's own uninterrupted run, which sets the range of the kills: the shorter of two,
+    /// since one run on a loaded machine can take twice as long (a TSan run once timed `sign` at
+    /// 548 ms, and six kills from 30 % of that all came after it ended).
+    private func uninterruptedDuration(_ command: Command, from start: String,
+                                       folders: InterruptionTrialFolders) throws -> TimeInterval {
+        var duration = TimeInterval.infinity
+        for run in 0..<2 {
+            let timed = folders.temp.path("timed-\(run)")
+            try FileManager.default.copyItem(atPath: start, toPath: timed)
+            let began = Date()
+            try InterruptionTrialFolders.run(command.arguments(folders, timed))
+            duration = min(duration, Date().timeIntervalSince(began))
+        }
+        return duration
     }
 
     /// Runs the command again on the interrupted folder, which must succeed. For `pack`, every other
