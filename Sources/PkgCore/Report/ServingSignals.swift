@@ -39,9 +39,8 @@ public struct ServingSignals: Sendable, Hashable, Codable {
         let path = file(layout, name: name, version: version)
         // One level at a time under the store's state folder, never that folder itself: a flush still
         // pending when its store was removed fails (ENOENT) rather than make the store again.
-        for folder in [directory(layout), PathName.parent(path)] where mkdir(folder, 0o755) != 0 && errno != EEXIST {
-            throw fileSystemError("mkdir", folder)
-        }
+        try FileSystem.makeDirectory(directory(layout))
+        try FileSystem.makeDirectory(PathName.parent(path))
         let lock = try StoreLock(path: directory(layout) + "/lock")
         defer { withExtendedLifetime(lock) {} }
         var total = read(path) ?? ServingSignals()

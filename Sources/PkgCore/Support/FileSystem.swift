@@ -19,6 +19,11 @@ package enum FileSystem {
         if isDirectory(path) { return }
         let parent = PathName.parent(path)
         if !parent.isEmpty, parent != path { try makeDirectories(parent) }
+        try makeDirectory(path)
+    }
+
+    /// Creates `path` (mode 0755) unless it exists; its parent must exist (ENOENT otherwise).
+    package static func makeDirectory(_ path: String) throws {
         if mkdir(path, 0o755) != 0, errno != EEXIST { throw fileSystemError("mkdir", path) }
     }
 

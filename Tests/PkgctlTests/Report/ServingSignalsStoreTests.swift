@@ -21,11 +21,10 @@ import Testing
         let layout = StoreLayout(root: root)
         try FileSystem.makeDirectories(layout.state)
         try FileManager.default.removeItem(atPath: root)
-        var thrown: PkgError?
-        do {
+        let error = #expect(throws: PkgError.self) {
             try ServingSignals.add(ServingSignals(notFound: 1, originFallbacks: 0), name: "app", version: "1.0.0", layout: layout)
-        } catch let error as PkgError { thrown = error }
-        #expect(thrown?.code == .fileSystem && thrown?.errno == ENOENT, "\(String(describing: thrown))")
+        }
+        #expect(error?.code == .fileSystem && error?.errno == ENOENT, "\(String(describing: error))")
         #expect(!FileManager.default.fileExists(atPath: root), "the removed store was made again")
     }
 }
