@@ -24,8 +24,7 @@ import Testing
 
     /// The library and the C compiler of this build: under a sanitizer the host is built with
     /// the same sanitizer by the toolchain's clang, as an instrumented library needs.
-    static let libraryDirectory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        .deletingLastPathComponent().path
+    static let libraryDirectory = PkgctlProcess.buildFolder
 
     /// The library built with AddressSanitizer and UndefinedBehaviorSanitizer, which
     /// `scripts/test` builds (`swift build --sanitize=address --sanitize=undefined`) and names
@@ -151,12 +150,11 @@ import Testing
         #expect(lateFetches.count == 1, "written through: the second resolver read it from disk: \(lateFetches)")
     }
 
-    /// True, after saying why, when `host` cannot load the instrumented library of a sanitizer run.
-    func skippedUnderSanitizer(_ host: String) -> Bool {
-        guard Sanitizer.isActive else { return false }
-        print("skipped under a sanitizer: \(host) is not built with the sanitizer's runtime, so it cannot load the "
-              + "instrumented library; the C host's tests cover the ABI there")
-        return true
+    /// Lays out the uninstrumented library (``UninstrumentedBuild``) as installed, for a host that
+    /// has no sanitizer's runtime to load an instrumented one: Python, a Rust test binary.
+    func layOutUninstrumentedLibrary() throws {
+        let library = try #require(UninstrumentedBuild.library, UninstrumentedBuild.absence)
+        _ = try buildHost(library: library, sanitizer: [])
     }
 
     /// The boundary under AddressSanitizer and UndefinedBehaviorSanitizer: the library built with
@@ -165,7 +163,7 @@ import Testing
     /// struct_size cases, whose short and long structs the library must read no further than
     /// told), and the Python
     /// binding's tests in an interpreter with ASan's runtime preloaded. Any report fails the test.
-    @Test(.enabled(if: !sanitizedLibrary.isEmpty && !Sanitizer.isActive, "needs PKGCTL_RESOLVER_ASAN_LIBRARY (scripts/test)"))
+    @Test(.enabled(if: !sanitizedLibrary.isEmpty, "needs PKGCTL_RESOLVER_ASAN_LIBRARY (scripts/test)"))
     func theCHostAndThePythonBindingRunCleanUnderAddressAndUndefinedBehaviorSanitizers() throws {
         let prefix = temp.path("sanitized"), folder = prefix + "/lib"
         let reports = try temp.makeDirectory("sanitizer-reports")
@@ -210,9 +208,9 @@ import Testing
         #expect(found.isEmpty, "sanitizer reports: \(text.prefix(4000))")
     }
 
-    @Test func thePythonBindingPassesItsTestsAgainstNginx() throws {
-        if skippedUnderSanitizer("the Python interpreter") { return }
-        _ = try buildHost()  // lays out the library folder
+    @Test(.enabled(if: UninstrumentedBuild.library != nil, UninstrumentedBuild.absence))
+    func thePythonBindingPassesItsTestsAgainstNginx() throws {
+        try layOutUninstrumentedLibrary()
         try runBindingTests("/usr/bin/env", ["python3", "-m", "pytest", "-q", "-p", "no:cacheprovider",
                                              BundleFixtures.repository + "/Examples/python/tests"],
                             origin: try bindingOrigin(),
@@ -220,9 +218,9 @@ import Testing
                             passed: "14 passed")
     }
 
-    @Test func theRustBindingPassesItsTestsAgainstNginx() throws {
-        if skippedUnderSanitizer("the Rust test binary") { return }
-        _ = try buildHost()  // lays out the library folder
+    @Test(.enabled(if: UninstrumentedBuild.library != nil, UninstrumentedBuild.absence))
+    func theRustBindingPassesItsTestsAgainstNginx() throws {
+        try layOutUninstrumentedLibrary()
         let home = ProcessInfo.processInfo.environment["HOME"] ?? "/root"
         let cargo = ["/usr/bin/cargo", home + "/.cargo/bin/cargo"].first { FileManager.default.isExecutableFile(atPath: $0) }
         let crate = BundleFixtures.repository + "/Examples/rust/pkgctl-resolver/Cargo.toml"

@@ -71,18 +71,17 @@ import Testing
         expectOneLineFailure(try PkgctlProcess.run(["sign", origin + "/manifest.json", "--key", keys + "/release.key"]),
                              "is accessible by others (mode 640)")
         chmod(keys + "/release.key", 0o600)
-        // Expired, by the clock of a process started 40 days ahead (Debian's faketime).
-        // Not under a sanitizer: libfaketime's clock_gettime calls dlsym, which allocates,
-        // and the sanitizer's allocator calls clock_gettime while holding its lock, so an
+        // Expired, by the clock of a process started 40 days ahead (Debian's faketime), which
+        // the uninstrumented build runs under: libfaketime's clock_gettime calls dlsym, which
+        // allocates, and a sanitizer's allocator calls clock_gettime while holding its lock, so an
         // instrumented pkgctl deadlocks before main.
-        if Sanitizer.isActive {
-            print("skipped under a sanitizer: the expired-manifest check through faketime (an instrumented pkgctl "
-                  + "deadlocks under libfaketime)")
-        } else {
+        if let measured = UninstrumentedBuild.pkgctl {
             let faketime = try PkgctlProcess.run(["update", "--root", root, "--manifest", manifestURL,
                                                   "--trusted-key", keys + "/release.pub"],
-                                                 launcher: ["/usr/bin/faketime", "-f", "+40d"])
+                                                 launcher: ["/usr/bin/faketime", "-f", "+40d"], executable: measured)
             expectOneLineFailure(faketime, "expired at")
+        } else {
+            print("skipped: the expired-manifest check through faketime: \(UninstrumentedBuild.absence)")
         }
         // An unsigned manifest when keys are trusted.
         _ = try PkgctlProcess.run(["keygen", "--out", keys, "--name", "other"])

@@ -6,8 +6,8 @@ enum PyQtHost {
     /// The app's script.
     static let script = BundleFixtures.repository + "/Examples/HybridAppPyQt/hybrid_app_pyqt.py"
 
-    /// PyQt6's WebEngine imports, and this run loads an uninstrumented library (a sanitizer's
-    /// instrumented one cannot be loaded by Python).
-    static let isAvailable = !Sanitizer.isActive
+    /// PyQt6's WebEngine imports, and there is an uninstrumented library to load (Python cannot
+    /// load a sanitizer's instrumented one).
+    static let isAvailable = UninstrumentedBuild.library != nil
         && (try? PackagingCommand.run("/usr/bin/env", ["python3", "-c", "import PyQt6.QtWebEngineCore"]).status) == 0
 }

@@ -7,7 +7,7 @@ extension WebEngineSuites {
     /// Chromium through Qt WebEngine 6.11 (PyQt6 from PyPI), driving the Python binding
     /// (`Examples/HybridAppPyQt`): the cases Debian's Qt 6.4 cannot show, because its
     /// `QWebEngineUrlRequestJob` has no `requestBody()` (Qt 6.7 added it).
-    @Suite(.serialized, .enabled(if: PyQtHost.isAvailable, "needs PyQt6-WebEngine (scripts/setup --test) and no sanitizer"))
+    @Suite(.serialized, .enabled(if: PyQtHost.isAvailable, "needs PyQt6-WebEngine (scripts/setup --test) and an uninstrumented library (PKGCTL_RELEASE_BIN)"))
     struct PyQtHostTests {
         let sandbox: ResolveSandbox
         let originRoot: TemporaryDirectory
@@ -41,7 +41,7 @@ extension WebEngineSuites {
             var arguments = [PyQtHost.script, "--root", sandbox.root, "--dump-dom", "--wait-for", waitFor, "--timeout", String(timeout)]
             arguments += origin.map { ["--upstream", $0.baseURL, "--ca-file", $0.caFile] } ?? ["--offline"]
             return try PackagingCommand.run("/usr/bin/timeout", ["-s", "KILL", "120", "python3"] + arguments + [url], environment: [
-                "PKGCTL_RESOLVER_LIBRARY": ResolverCABITests.libraryDirectory + "/libpkgctl-resolver.so",
+                "PKGCTL_RESOLVER_LIBRARY": try #require(UninstrumentedBuild.library),
                 "PYTHONDONTWRITEBYTECODE": "1", "QT_QPA_PLATFORM": "offscreen",
             ])
         }

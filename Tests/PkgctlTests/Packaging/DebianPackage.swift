@@ -3,12 +3,11 @@ import Testing
 
 /// The Debian package `scripts/package` builds. A release build takes minutes,
 /// so `scripts/test` builds it once before the suite and names it in
-/// `PKGCTL_DEB`; without it these tests are skipped. A sanitizer's run skips them too: the
-/// packages hold the release build, which no sanitizer instruments, so the plain run's tests of
-/// the same files are all there is to learn.
+/// `PKGCTL_DEB`; without it these tests are skipped. They run whatever instruments the suite: the
+/// packages hold the release build.
 enum DebianPackage {
     static let path = ProcessInfo.processInfo.environment["PKGCTL_DEB"] ?? ""
-    static var isAvailable: Bool { !path.isEmpty && !Sanitizer.isActive && FileManager.default.fileExists(atPath: path) }
+    static var isAvailable: Bool { !path.isEmpty && FileManager.default.fileExists(atPath: path) }
     /// The folder `scripts/package` wrote it and the other packages to (`dist/`).
     static var folder: String { URL(fileURLWithPath: path).deletingLastPathComponent().path }
     /// The version in its name: the packages are built together, with one version.

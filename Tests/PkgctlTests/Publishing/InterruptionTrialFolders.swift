@@ -57,8 +57,8 @@ struct InterruptionTrialFolders {
     }
 
     /// Runs pkgctl and requires it to succeed.
-    static func run(_ arguments: [String]) throws {
-        let result = try PkgctlProcess.run(arguments)
+    static func run(_ arguments: [String], executable: String = PkgctlProcess.executable) throws {
+        let result = try PkgctlProcess.run(arguments, executable: executable)
         try #require(result.status == 0, "pkgctl \(arguments.joined(separator: " ")): \(result.stderr)")
     }
 }

@@ -10,10 +10,15 @@ import Testing
 /// then succeed, no version may be blocked that no manifest named, and that run must leave no
 /// temporary file of the killed one. Each test prints how many kills landed mid-operation (the
 /// process died by the signal with the folder already changed or a temporary file written).
+/// The killed runs are the uninstrumented build's (``UninstrumentedBuild``), whose writes take
+/// the product's time; the runs after them, this build's.
 @Suite struct InterruptionTrialTests {
-    /// Trials per command: fewer under a sanitizer, where every run is several times slower. A
-    /// command that writes much gets as many again while no kill has landed mid-operation.
-    static let trials = Sanitizer.isActive ? 6 : 24
+    /// The pkgctl killed.
+    static let killed = UninstrumentedBuild.pkgctlOrThisBuild
+
+    /// Trials per command: fewer for an instrumented pkgctl, whose every run is several times
+    /// slower. A command that writes much gets as many again while no kill has landed mid-operation.
+    static let trials = UninstrumentedBuild.pkgctl == nil ? 6 : 24
 
     /// A command under trial: the folder a trial copies, and its arguments given that copy.
     struct Command: CustomTestStringConvertible, Sendable {
@@ -67,7 +72,7 @@ import Testing
             let before = PublishingFolderCheck.listing(of: folder)
             let delay = early + Double(generator.next() % 1_000) / 1_000 * (late - early)
             let signal = trial % 4 == 3 ? SIGINT : SIGKILL
-            let (process, _, _) = try PkgctlProcess.start(command.arguments(folders, folder))
+            let (process, _, _) = try PkgctlProcess.start(command.arguments(folders, folder), executable: Self.killed)
             Thread.sleep(forTimeInterval: delay)
             kill(process.processIdentifier, signal)
             process.waitUntilExit()
@@ -99,7 +104,7 @@ import Testing
         #expect(killed > 0, "no kill landed before the command ended: the trials proved nothing")
         // The other commands' work (prune's unlinks too) is a few milliseconds at the end of a
         // process start-up: a kill lands in it only sometimes, and on a loaded machine maybe in no trial.
-        #expect(midOperation > 0 || !command.writesMuch || Sanitizer.isActive,
+        #expect(midOperation > 0 || !command.writesMuch || UninstrumentedBuild.pkgctl == nil,
                 "no kill landed mid-operation: the trials proved nothing")
     }
 
@@ -113,7 +118,7 @@ import Testing
             let timed = folders.temp.path("timed-\(run)")
             try FileManager.default.copyItem(atPath: start, toPath: timed)
             let began = Date()
-            try InterruptionTrialFolders.run(command.arguments(folders, timed))
+            try InterruptionTrialFolders.run(command.arguments(folders, timed), executable: Self.killed)
             duration = min(duration, Date().timeIntervalSince(began))
         }
         return duration

@@ -135,9 +135,10 @@ import Testing
                                        "--delta-from", "0"]).status == 0)
         let (result, peakKB) = try PkgctlProcess.runMeasuringMemory(["publish", out, temp.path + "/dest"])
         #expect(result.status == 0, "\(result.stderr)")
-        // Under a sanitizer the process starts at about 60 MiB (shadow memory); a copy that read the
-        // 96 MiB file whole would still pass the bound by far.
-        let bound = Sanitizer.isActive ? 112 << 10 : 48 << 10
-        #expect(peakKB < bound, "publish of a 96 MiB zip and object peaked at \(peakKB) KiB")
+        if let peakKB {
+            #expect(peakKB < 48 << 10, "publish of a 96 MiB zip and object peaked at \(peakKB) KiB")
+        } else {
+            print("skipped: the peak-memory bound: \(UninstrumentedBuild.absence)")
+        }
     }
 }

@@ -6,15 +6,19 @@ import Testing
 
 /// `pkgctl serve` under slow clients of a large origin file: flow control holds
 /// the origin back, so the server's memory stays bounded and every client gets
-/// every byte. Runs pkgctl as its own process to measure its RSS alone.
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"), "needs curl"))
+/// every byte. Runs pkgctl as its own process to measure its RSS alone: this build's (under a
+/// sanitizer, for its reports) and the uninstrumented one (``UninstrumentedBuild``, for the RSS).
+@Suite(.serialized, .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"), "needs curl"))
 struct SlowClientTests {
     static let clients = 20
     static let size = 32 << 20
     /// Each client's read rate: 32 MiB take about 8 s.
     static let rate = "4M"
 
-    @Test func twentySlowClientsOfALargeOriginFileKeepTheServerSmall() throws {
+    /// The servers to run: one when this build is the uninstrumented one.
+    static let servers = Array(Set([PkgctlProcess.executable, UninstrumentedBuild.pkgctl].compactMap { $0 })).sorted()
+
+    @Test(arguments: servers) func twentySlowClientsOfALargeOriginFileKeepTheServerSmall(executable: String) throws {
         let temp = try TemporaryDirectory()
         let site = try TemporaryDirectory(prefix: "pkgctl-site")
         let content = (0..<Self.size).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 11) }
@@ -24,7 +28,7 @@ struct SlowClientTests {
         let (server, out, _) = try PkgctlProcess.start([
             "serve", "--root", try temp.makeDirectory("store"), "--port", "0", "--default-host", "www.example.com",
             "--upstream", origin.baseURL, "--quiet",
-        ])
+        ], executable: executable)
         defer { if server.isRunning { server.terminate() } }
         let banner = try PkgctlProcess.firstLine(of: out, timeout: 20)
         // No package serves the host: the banner's URL is the server's root.
@@ -54,11 +58,10 @@ struct SlowClientTests {
             let data = try Data(contentsOf: URL(fileURLWithPath: temp.path + "/client-\(index)"))
             #expect(SHA256.hash(data: data).hexString == expected, "client \(index) got \(data.count) wrong bytes")
         }
-        // Under a sanitizer the RSS is the sanitizer's (ASan keeps freed blocks in its
+        // An instrumented server's RSS is the sanitizer's (ASan keeps freed blocks in its
         // quarantine, TSan keeps shadow memory): there only the bytes are checked.
-        if Sanitizer.isActive {
-            print("skipped under a sanitizer: the server's RSS bounds (the sanitizer's allocator and shadow memory "
-                  + "make the RSS its own); the bytes were checked")
+        if executable != UninstrumentedBuild.pkgctl {
+            print("\(executable): the bytes were checked; the RSS bounds are the uninstrumented build's")
         } else {
             let grew = peak - baseline
             // Unpaced, the server would hold what the clients had not read yet: up to 20 × 32 MiB.

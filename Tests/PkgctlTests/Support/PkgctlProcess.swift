@@ -11,10 +11,10 @@ struct PkgctlProcess {
         var stderr: String
     }
 
-    static let executable: String = {
-        let testBinary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        return testBinary.deletingLastPathComponent().appendingPathComponent("pkgctl").path
-    }()
+    /// The folder of this build: the test bundle, `pkgctl`, `pkgctl-publisher` and the library.
+    static let buildFolder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent().path
+
+    static let executable = buildFolder + "/pkgctl"
 
     /// Starts pkgctl with `arguments`, through `launcher` (e.g. `["/usr/bin/faketime", "+40d"]`)
     /// when given, reading the file `stdin` when given; the caller waits or kills it. `executable`
