@@ -164,8 +164,8 @@ let package = Package(
 // The Swift hybrid-app example (Examples/HybridApp, a WebKitGTK window), declared here too only
 // for scripts/test, which sets PKGCTL_EXAMPLES=1 for a release build in .build-release: it then
 // builds against the PkgCore the packages were just built with, instead of building PkgCore and
-// its dependencies again in the example's own package. A normal build never sees it (and never needs WebKitGTK); users build the example
-// from Examples/HybridApp/Package.swift.
+// its dependencies again in the example's own package. A normal build never sees it (and never
+// needs WebKitGTK); users build the example from Examples/HybridApp/Package.swift.
 if Context.environment["PKGCTL_EXAMPLES"] == "1" {
     package.targets.append(.systemLibrary(name: "CWebKitGTK", path: "Examples/HybridApp/Sources/CWebKitGTK",
                                           pkgConfig: "webkit2gtk-4.1"))

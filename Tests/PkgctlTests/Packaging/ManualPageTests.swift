@@ -207,7 +207,7 @@ struct ManualPageTests {
         return (problems, commands)
     }
 
-    @Test(.enabled(if: DebianPackage.isAvailable, "needs PKGCTL_DEB, the .deb scripts/package builds, in a run without a sanitizer (scripts/test)"))
+    @Test(.enabled(if: DebianPackage.isAvailable, "needs PKGCTL_DEB, the .deb scripts/package builds (scripts/test)"))
     func everyCommandsPageHasADescriptionAndExamplesThatUseOnlyTheCommandsOwnFlags() throws {
         let unpacked = try DebianPackage.unpack([DebianPackage.path, DebianPackage.publisherPath])
         let root = try Self.commandTree([unpacked.path("usr/bin/pkgctl"), unpacked.path(DebianPackage.publisherBinary)])

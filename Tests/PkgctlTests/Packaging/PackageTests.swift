@@ -5,7 +5,7 @@ import Testing
 /// modes, dependencies, lintian, systemd's units, man pages and completions, an install into a
 /// throwaway root, and pkgctl working with the Swift toolchain hidden. pkgctl is the device's
 /// package; pkgctl-publisher adds the publisher's commands, which the device's pkgctl runs.
-@Suite(.enabled(if: DebianPackage.isAvailable, "needs PKGCTL_DEB, the .deb scripts/package builds, in a run without a sanitizer (scripts/test)"))
+@Suite(.enabled(if: DebianPackage.isAvailable, "needs PKGCTL_DEB, the .deb scripts/package builds (scripts/test)"))
 struct PackageTests {
     let deb = DebianPackage.path
     let publisherDeb = DebianPackage.publisherPath

@@ -4,7 +4,7 @@ import Testing
 /// python3-pkgctl-resolver, the Python binding as `scripts/package` builds it beside the
 /// library's packages: lintian-clean, and importable from where dpkg installs it, where it
 /// finds the installed library and answers from a store.
-@Suite(.enabled(if: DebianPackage.isAvailable, "needs PKGCTL_DEB, the .deb scripts/package builds, in a run without a sanitizer (scripts/test)"))
+@Suite(.enabled(if: DebianPackage.isAvailable, "needs PKGCTL_DEB, the .deb scripts/package builds (scripts/test)"))
 struct PythonPackageTests {
     static var deb: String { DebianPackage.sibling("python3-pkgctl-resolver", architecture: "all") }
     static let modules = ["__init__.py", "_abi.py", "errors.py", "headers.py", "resolver.py", "py.typed"]

@@ -45,7 +45,7 @@ enum ResolverPackages {
 
 }
 
-@Suite(.enabled(if: DebianPackage.isAvailable, "needs PKGCTL_DEB, the .deb scripts/package builds, in a run without a sanitizer (scripts/test)"))
+@Suite(.enabled(if: DebianPackage.isAvailable, "needs PKGCTL_DEB, the .deb scripts/package builds (scripts/test)"))
 struct ResolverPackageTests {
     @Test(arguments: ["libpkgctl-resolver0", "libpkgctl-resolver-dev"])
     func lintianReportsNoErrorOrWarning(_ package: String) throws {

@@ -18,7 +18,7 @@ struct PkgctlProcess {
 
     /// Starts pkgctl with `arguments`, through `launcher` (e.g. `["/usr/bin/faketime", "+40d"]`)
     /// when given, reading the file `stdin` when given; the caller waits or kills it. `executable`
-    /// is another pkgctl to run (a previous release's).
+    /// is another pkgctl to run (a previous release's, the uninstrumented build's).
     static func start(_ arguments: [String], environment: [String: String] = [:], launcher: [String] = [],
                       stdin: String? = nil, executable: String = executable) throws -> (Process, Pipe, Pipe) {
         let process = Process()
