@@ -114,23 +114,25 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(10))
 
         // Before taking the lock: with the store locked, --no-wait exits 75 only after the
-        // random wait. Eight runs of --jitter 1 wait 4 s on average and less than 1 s in all
-        // with a probability of 1/8! (2.5e-5); the same runs with --jitter 0 time the rest.
-        let store = PackageStore(root: temp.path + "/d1")
-        func eightLockedRuns(jitter: String) throws -> Duration {
-            try store.locked {
-                let start = ContinuousClock.now
-                for _ in 0..<8 {
-                    let result = try update("d1", ["--jitter", jitter, "--no-wait"])
-                    #expect(result.status == 75, "\(result.stderr)")
-                }
-                return ContinuousClock.now - start
+        // random wait. Eight runs of --jitter 3 wait 12 s on average, and less than 2 s in all
+        // with a probability of (2/3)^8/8! (1e-6); eight runs of --jitter 0 time the rest, one of
+        // each in turn, so a machine whose load changes slows both alike (eight TSan runs of one
+        // kind, then eight of the other, once differed by 0.94 s with --jitter 1).
+        func lockedRun(jitter: String) throws -> Duration {
+            let start = ContinuousClock.now
+            let result = try update("d1", ["--jitter", jitter, "--no-wait"])
+            #expect(result.status == 75, "\(result.stderr)")
+            return ContinuousClock.now - start
+        }
+        var without = Duration.zero, with = Duration.zero
+        try PackageStore(root: temp.path + "/d1").locked {
+            for _ in 0..<8 {
+                without += try lockedRun(jitter: "0")
+                with += try lockedRun(jitter: "3")
             }
         }
-        let without = try eightLockedRuns(jitter: "0")
-        let with = try eightLockedRuns(jitter: "1")
-        #expect(with - without > .seconds(1), "jitter 1: \(with), jitter 0: \(without)")
-        #expect(with - without < .seconds(8) + .seconds(5), "never more than 1 s each")
+        #expect(with - without > .seconds(2), "jitter 3: \(with), jitter 0: \(without)")
+        #expect(with - without < .seconds(8 * 3) + .seconds(5), "never more than 3 s each")
         // "--jitter -1" would read -1 as a flag; "=" reaches the range check.
         let negative = try run(["update", "--root", temp.path + "/d2", "--manifest", manifestURL, "--jitter=-1"])
         #expect(negative.status == 64)
