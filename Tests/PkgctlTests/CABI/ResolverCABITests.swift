@@ -22,10 +22,6 @@ import Testing
         ])
     }
 
-    /// The library and the C compiler of this build: under a sanitizer the host is built with
-    /// the same sanitizer by the toolchain's clang, as an instrumented library needs.
-    static let libraryDirectory = PkgctlProcess.buildFolder
-
     /// The library built with AddressSanitizer and UndefinedBehaviorSanitizer, which
     /// `scripts/test` builds (`swift build --sanitize=address --sanitize=undefined`) and names
     /// in `PKGCTL_RESOLVER_ASAN_LIBRARY`.
@@ -35,13 +31,14 @@ import Testing
     /// its SONAME `.so.0` beside it, in the prefix `temp` (`buildHost`).
     var lib: String { temp.path("lib") }
 
-    /// Compiles `source` (default: the C host) through pkg-config against `library`, laid out
-    /// as installed in `prefix` (default: `temp`; the library in PREFIX/lib) by
+    /// Compiles `source` (default: the C host) through pkg-config against `library` (default: this
+    /// build's), laid out as installed in `prefix` (default: `temp`; the library in PREFIX/lib) by
     /// `scripts/lib/resolver-dev-prefix`; returns the executable's path. `sanitizer`: the flags
-    /// of a sanitized host, built by the toolchain's clang (default: this run's sanitizer).
+    /// of a sanitized host, built by the toolchain's clang (default: this run's sanitizer, as an
+    /// instrumented library needs).
     func buildHost(_ source: String = BundleFixtures.repository + "/Tests/CHost/resolver_host.c",
                    warnings: [String] = ["-Wall", "-Wextra", "-Werror"],
-                   library: String = Self.libraryDirectory + "/libpkgctl-resolver.so", prefix: String? = nil,
+                   library: String = PkgctlProcess.buildFolder + "/libpkgctl-resolver.so", prefix: String? = nil,
                    sanitizer: [String]? = nil) throws -> String {
         let prefix = prefix ?? temp.path
         try PackagingCommand.require(BundleFixtures.repository + "/scripts/lib/resolver-dev-prefix",
