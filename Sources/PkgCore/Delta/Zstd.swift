@@ -9,9 +9,11 @@ package enum Zstd {
     /// decoding holds at most the prefix plus this much.
     static let maxWindowLog: Int32 = 27
 
-    /// Compresses `payload` at `level` (deterministic: one thread) against `prefix`.
-    /// Refuses when prefix and payload together exceed the decoder's window.
-    package static func compress(_ payload: [UInt8], prefix: [UInt8] = [], level: Int32 = 19) throws -> [UInt8] {
+    /// Compresses `payload` at `level` (deterministic: one thread) against `prefix`; a
+    /// `chainLog` replaces the level's (the match finder's table of 2^chainLog entries; the
+    /// decoder never sees it). Refuses when prefix and payload together exceed the decoder's window.
+    package static func compress(_ payload: [UInt8], prefix: [UInt8] = [], level: Int32 = 19,
+                                 chainLog: Int32? = nil) throws -> [UInt8] {
         let span = prefix.count + payload.count
         guard span <= 1 << maxWindowLog else {
             throw PkgError(.invalidArgument, "zstd: \(span) bytes of prefix and payload exceed the window of 2^\(maxWindowLog)")
@@ -20,8 +22,10 @@ package enum Zstd {
         defer { ZSTD_freeCCtx(context) }
         var windowLog: Int32 = 10
         while (1 << windowLog) < span, windowLog < maxWindowLog { windowLog += 1 }
-        for (parameter, value) in [(ZSTD_c_compressionLevel, level), (ZSTD_c_windowLog, windowLog),
-                                   (ZSTD_c_enableLongDistanceMatching, 1), (ZSTD_c_checksumFlag, 1)] {
+        var parameters = [(ZSTD_c_compressionLevel, level), (ZSTD_c_windowLog, windowLog),
+                          (ZSTD_c_enableLongDistanceMatching, 1), (ZSTD_c_checksumFlag, 1)]
+        if let chainLog { parameters.append((ZSTD_c_chainLog, chainLog)) }
+        for (parameter, value) in parameters {
             try check(ZSTD_CCtx_setParameter(context, parameter, value), "set parameter")
         }
         var output = [UInt8](repeating: 0, count: ZSTD_compressBound(payload.count))
