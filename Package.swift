@@ -16,7 +16,6 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
-        .package(url: "https://github.com/apple/swift-asn1", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
@@ -69,7 +68,6 @@ let package = Package(
                 "CSystemShims",
                 "CCompression",
                 "PkgCrypto",
-                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -188,6 +186,7 @@ if Context.environment["PKGCTL_FUZZ"] == "1" {
         ("FuzzRouting", ["PkgCore"]),
         ("FuzzConditionalHeaders", ["PkgCore"]),
         ("FuzzHTTPDate", ["PkgCore"]),
+        ("FuzzPEM", ["PkgCore"]),
         ("FuzzRequestTarget", ["PkgCore", "PkgServer", .product(name: "NIOHTTP1", package: "swift-nio")]),
         ("FuzzResponseHeaders", ["PkgCore"]),
         ("FuzzTimestamp", ["PkgCore", "PkgCrypto"]),

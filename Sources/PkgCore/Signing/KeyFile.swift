@@ -1,4 +1,3 @@
-import SwiftASN1
 import Glibc
 
 /// Reading the PEM files keys live in.
@@ -12,31 +11,26 @@ enum KeyFile {
     /// the opposite kind of key, refused with `otherKindMessage`.
     static func readRawKey(_ path: String, label: String, derPrefix: [UInt8], kind: String,
                            otherLabel: String, otherKindMessage: String) throws -> [UInt8] {
-        let document = try readPEM(path)
-        if document.discriminator == otherLabel { throw PkgError(.invalidKey, "\(path) \(otherKindMessage)") }
-        guard document.discriminator == label, document.derBytes.count == derPrefix.count + 32,
-              document.derBytes.starts(with: derPrefix) else {
+        let block = try readPEM(path)
+        if block.label == otherLabel { throw PkgError(.invalidKey, "\(path) \(otherKindMessage)") }
+        guard block.label == label, block.der.count == derPrefix.count + 32, block.der.starts(with: derPrefix) else {
             throw PkgError(.invalidKey, "\(path) is not an Ed25519 \(kind)")
         }
-        return Array(document.derBytes.dropFirst(derPrefix.count))
+        return Array(block.der.dropFirst(derPrefix.count))
     }
 
-    /// The PEM document in `path`, or a one-line error naming the file.
-    private static func readPEM(_ path: String) throws -> PEMDocument {
+    /// The PEM block in `path`, or a one-line error naming the file.
+    private static func readPEM(_ path: String) throws -> PEMBlock {
         var info = stat()
         guard stat(path, &info) == 0 else {
             if errno == ENOENT { throw PkgError(.invalidKey, "key file \(path) does not exist") }
             throw fileSystemError("stat", path)
         }
         guard info.st_mode & S_IFMT == S_IFREG, info.st_size <= maxBytes, let bytes = try FileSystem.read(path),
-              let text = String(validating: bytes, as: UTF8.self) else {
+              let text = String(validating: bytes, as: UTF8.self), let block = PEMBlock(parsing: text) else {
             throw PkgError(.invalidKey, "\(path) is not a PEM key file")
         }
-        do {
-            return try PEMDocument(pemString: text.trimmingWhitespace())
-        } catch {
-            throw PkgError(.invalidKey, "\(path) is not a PEM key file")
-        }
+        return block
     }
 
 }

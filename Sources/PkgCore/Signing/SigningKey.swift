@@ -1,7 +1,6 @@
 import PkgCrypto
 import FoundationEssentials
 import Glibc
-import SwiftASN1
 
 /// An Ed25519 private key that signs manifests, read from or written to a
 /// PKCS#8 PEM file (`-----BEGIN PRIVATE KEY-----`, as `openssl genpkey
@@ -61,8 +60,8 @@ public struct SigningKey: Sendable {
             throw PkgError(.invalidKey, "\(path) already exists; refusing to overwrite a key")
         }
         let signingKey = SigningKey(key: Ed25519PrivateKey())
-        let privatePEM = PEMDocument(type: "PRIVATE KEY", derBytes: Self.pkcs8Prefix + signingKey.seed)
-        try FileSystem.createExclusively(Array((privatePEM.pemString + "\n").utf8), at: privatePath, mode: 0o600)
+        let privatePEM = PEMBlock(label: "PRIVATE KEY", der: Self.pkcs8Prefix + signingKey.seed)
+        try FileSystem.createExclusively(Array((privatePEM.text + "\n").utf8), at: privatePath, mode: 0o600)
         do {
             try FileSystem.createExclusively(Array((signingKey.publicKey.pemString + "\n").utf8), at: publicPath, mode: 0o644)
         } catch {

@@ -1,6 +1,5 @@
 import PkgCrypto
 import FoundationEssentials
-import SwiftASN1
 
 /// An Ed25519 public key that manifests may be signed by, read from an SPKI
 /// PEM file (`-----BEGIN PUBLIC KEY-----`, as `openssl pkey -pubout` writes it).
@@ -39,7 +38,7 @@ public struct TrustedKey: Sendable, Hashable {
 
     /// The key as an SPKI PEM document.
     var pemString: String {
-        PEMDocument(type: "PUBLIC KEY", derBytes: Self.spkiPrefix + raw).pemString
+        PEMBlock(label: "PUBLIC KEY", der: Self.spkiPrefix + raw).text
     }
 
     /// Whether `signature` is this key's Ed25519 signature of `message`.
