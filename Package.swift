@@ -1,6 +1,14 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// The shipped binaries export no symbols of their own: SwiftPM links executables with
+// --export-dynamic, which put 16,352 of pkgctl's symbols in its dynamic table (1.56 MB of the
+// stripped binary) for no caller: nothing loads them by name (BENCHMARKS.md, "A device binary
+// that exports nothing"). Debug builds keep them for the tests.
+let exportOnlyWhatTheLoaderNeeds: [LinkerSetting] = [
+    .unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(configuration: .release)),
+]
+
 let package = Package(
     name: "pkgctl",
     products: [
@@ -133,7 +141,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-            ]
+            ],
+            linkerSettings: exportOnlyWhatTheLoaderNeeds
         ),
         .executableTarget(
             name: "pkgctl-publisher",
@@ -143,7 +152,8 @@ let package = Package(
                 "PkgImageVariants",
                 "PkgCommandLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            ],
+            linkerSettings: exportOnlyWhatTheLoaderNeeds
         ),
         .executableTarget(
             name: "ResolveBench",
