@@ -54,7 +54,7 @@ struct PruneCommand: ParsableCommand {
         let what = summary.removed.isEmpty ? "nothing to remove"
             : (dryRun ? "would remove" : "removed") + " \(summary.removed.count) files, \(summary.removedBytes) bytes"
         if let start = summary.historyStarts {
-            print("the archived manifests (\(directory)/manifests/) start \(start.formatted(.iso8601)), within the grace "
+            print("the archived manifests (\(directory)/manifests/) start \(InternetDate.format(start)), within the grace "
                   + "period: the manifests before them are not known, so nothing is removed before \(grace) after that")
         }
         let manifests = "\(summary.manifests) manifest\(summary.manifests == 1 ? "" : "s")"

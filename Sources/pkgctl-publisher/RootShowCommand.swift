@@ -29,7 +29,7 @@ struct RootShowCommand: ParsableCommand {
     /// Prints `draft`'s fields, one role a line, and who signed it (ids, not verified).
     static func describe(_ draft: RootDraft, path: String) {
         let document = draft.document
-        print("\(path)  root \(document.version)  expires \(document.expires.formatted(.iso8601))")
+        print("\(path)  root \(document.version)  expires \(InternetDate.format(document.expires))")
         for name in RootDocument.roleNames {
             guard let role = document.roles[name] else { continue }
             print("  \(name): \(role.threshold) of \(role.keyids.map { String($0.prefix(16)) }.joined(separator: ", "))")

@@ -43,6 +43,6 @@ struct SignCommand: ParsableCommand {
             let signer = try validity.signer(keys: keys)
             return try signer.resign(PublishingFolder(PathName.parent(manifest)))
         }
-        print("\(manifest)  sequence \(signed.sequence ?? 0)  expires \(signed.expires?.formatted(.iso8601) ?? "-")")
+        print("\(manifest)  sequence \(signed.sequence ?? 0)  expires \(signed.expires.map(InternetDate.format) ?? "-")")
     }
 }

@@ -46,6 +46,6 @@ struct TimestampCommand: ParsableCommand {
             return try signer.write(in: PublishingFolder(outDir))
         }
         print("\(outDir)/\(Timestamp.fileName)  manifest sequence \(timestamp.manifestSequence)  "
-              + "expires \(timestamp.expires.formatted(.iso8601))")
+              + "expires \(InternetDate.format(timestamp.expires))")
     }
 }

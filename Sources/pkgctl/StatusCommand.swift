@@ -110,7 +110,7 @@ struct StatusCommand: AsyncParsableCommand {
         }
         let listing = try reportingErrors(json: json) {
             let manifest = try store.acceptedManifest().map {
-                Listing.Manifest(sequence: $0.sequence, expires: $0.expires.formatted(Date.ISO8601FormatStyle()), expired: $0.expires < Date())
+                Listing.Manifest(sequence: $0.sequence, expires: InternetDate.format($0.expires), expired: $0.expires < Date())
             }
             let notServed = try store.incompatibleVersions().sorted { $0.key < $1.key }.compactMap { name, version in
                 store.activeVersion(of: name) == nil

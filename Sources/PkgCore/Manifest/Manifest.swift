@@ -44,7 +44,7 @@ public struct Manifest: Codable, Sendable, Hashable {
         let manifest: Manifest
         do {
             let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .iso8601
+            decoder.dateDecodingStrategy = InternetDate.decoding
             manifest = try decoder.decode(Manifest.self, from: Data(data))
         } catch let error as DecodingError {
             throw PkgError(.malformedManifest, "manifest \(source): \(error.oneLineDescription)")
@@ -103,7 +103,7 @@ public struct Manifest: Codable, Sendable, Hashable {
     public func encoded() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = InternetDate.encoding
         return try encoder.encode(self)
     }
 }

@@ -74,7 +74,7 @@ public struct RootDocument: Codable, Sendable, Hashable {
         let root: RootDocument
         do {
             let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .iso8601
+            decoder.dateDecodingStrategy = InternetDate.decoding
             root = try decoder.decode(RootDocument.self, from: Data(payload))
         } catch let error as DecodingError {
             throw PkgError(.untrustedRoot, "root \(source): \(error.oneLineDescription)")
@@ -113,7 +113,7 @@ public struct RootDocument: Codable, Sendable, Hashable {
     package func encoded() throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = InternetDate.encoding
         return Array(try encoder.encode(self)) + [UInt8(ascii: "\n")]
     }
 }

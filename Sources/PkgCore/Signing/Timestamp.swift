@@ -48,7 +48,7 @@ public struct Timestamp: Codable, Sendable, Hashable {
         let timestamp: Timestamp
         do {
             let decoder = JSONDecoder()
-            decoder.dateDecodingStrategy = .iso8601
+            decoder.dateDecodingStrategy = InternetDate.decoding
             timestamp = try decoder.decode(Timestamp.self, from: Data(payload))
         } catch let error as DecodingError {
             throw PkgError(.untrustedManifest, "timestamp \(source): \(error.oneLineDescription)")
@@ -64,7 +64,7 @@ public struct Timestamp: Codable, Sendable, Hashable {
     package func encoded() throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = InternetDate.encoding
         return Array(try encoder.encode(self)) + [UInt8(ascii: "\n")]
     }
 

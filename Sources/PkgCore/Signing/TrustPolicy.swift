@@ -163,6 +163,6 @@ public struct TrustPolicy: Sendable {
     }
 
     static func format(_ date: Date) -> String {
-        date.formatted(.iso8601)
+        InternetDate.format(date)
     }
 }

@@ -8,7 +8,7 @@ enum StateFile {
     static func load<Value: Decodable>(_ type: Value.Type, from path: String, what: String) throws -> Value? {
         guard let bytes = try FileSystem.read(path) else { return nil }
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
+        decoder.dateDecodingStrategy = InternetDate.decoding
         do {
             return try decoder.decode(type, from: Data(bytes))
         } catch let error as DecodingError {
@@ -21,7 +21,7 @@ enum StateFile {
     /// Writes `value` to `path` atomically, keys sorted.
     static func save(_ value: some Encodable, to path: String) throws {
         let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
+        encoder.dateEncodingStrategy = InternetDate.encoding
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         try FileSystem.writeAtomically(try encoder.encode(value), to: path)
     }

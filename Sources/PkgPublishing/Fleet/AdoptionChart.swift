@@ -98,7 +98,7 @@ struct AdoptionChart {
 
     /// "2026-11-25 17:00" (UTC).
     static func clock(_ time: Double) -> String {
-        let text = Date(timeIntervalSince1970: time).formatted(.iso8601)
+        let text = InternetDate.format(Date(timeIntervalSince1970: time))
         return String(text.prefix(16).map { $0 == "T" ? " " : $0 })
     }
 
