@@ -4,7 +4,9 @@ import PackageDescription
 // The shipped binaries export no symbols of their own: SwiftPM links executables with
 // --export-dynamic, which put 16,352 of pkgctl's symbols in its dynamic table (1.56 MB of the
 // stripped binary) for no caller: nothing loads them by name (BENCHMARKS.md, "A device binary
-// that exports nothing"). Debug builds keep them for the tests.
+// that exports nothing"). The price: a crash's stack in the stripped binary shows addresses
+// only; symbolize them with the release build's unstripped binary (same build-id). Debug builds
+// keep them for the tests.
 let exportOnlyWhatTheLoaderNeeds: [LinkerSetting] = [
     .unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(configuration: .release)),
 ]

@@ -2,8 +2,8 @@ import FoundationEssentials
 
 /// One PEM block (RFC 7468): DER bytes in base64 between `-----BEGIN LABEL-----` and
 /// `-----END LABEL-----`, the text OpenSSL reads and writes key files in. Reading is
-/// RFC 7468's lax form (any line length, CRLF, spaces at line ends), but the text must be
-/// one block and nothing else.
+/// RFC 7468's lax form (any line length, CRLF, spaces at line ends, text before and after
+/// the block), but a file holds one block.
 package struct PEMBlock: Equatable {
     package var label: String
     package var der: [UInt8]
@@ -14,13 +14,19 @@ package struct PEMBlock: Equatable {
         self.der = der
     }
 
-    /// The one block `text` holds, whitespace around it aside; nil when the text holds no
-    /// block, more than one, text outside it, labels that differ, or no bytes or not base64 between them.
+    /// The one block `text` holds, ignoring a byte order mark and any text before and after
+    /// it (what `openssl pkey -text` adds after, PKCS#12's bag attributes before); nil when the
+    /// text holds no block or more than one, the labels differ, or what is between them is
+    /// empty or not base64.
     package init?(parsing text: String) {
-        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }
-        guard lines.count >= 3, let label = Self.label(of: lines[0], marker: "BEGIN"),
-              Self.label(of: lines[lines.count - 1], marker: "END") == label else { return nil }
-        let body = lines[1 ..< lines.count - 1].joined()
+        let unmarked = text.hasPrefix("\u{FEFF}") ? text.dropFirst() : Substring(text)
+        let lines = unmarked.split(whereSeparator: \.isNewline).map { $0.trimmingWhitespace() }
+        func isBegin(_ line: String) -> Bool { Self.label(of: line, marker: "BEGIN") != nil }
+        guard let begin = lines.firstIndex(where: isBegin), let label = Self.label(of: lines[begin], marker: "BEGIN"),
+              let end = lines[begin...].firstIndex(where: { $0.hasPrefix("-----END ") }),
+              Self.label(of: lines[end], marker: "END") == label,
+              !lines[(end + 1)...].contains(where: isBegin) else { return nil }
+        let body = lines[(begin + 1) ..< end].joined()
         guard body.utf8.allSatisfy(Self.isBase64), let der = Data(base64Encoded: body), !der.isEmpty else { return nil }
         self.init(label: label, der: Array(der))
     }

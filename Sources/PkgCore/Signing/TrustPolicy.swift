@@ -82,7 +82,7 @@ public struct TrustPolicy: Sendable {
             }
             if now.timeIntervalSince(expires) > clockSkew {
                 throw PkgError(.untrustedManifest,
-                               "manifest \(source) expired at \(Self.format(expires)) (now \(Self.format(now))); "
+                               "manifest \(source) expired at \(InternetDate.format(expires)) (now \(InternetDate.format(now))); "
                                + "the publisher must re-sign it (pkgctl sign)")
             }
         }
@@ -105,7 +105,7 @@ public struct TrustPolicy: Sendable {
         let timestamp = try Timestamp.parse(payload, source: source)
         if now.timeIntervalSince(timestamp.expires) > clockSkew {
             throw PkgError(.untrustedManifest,
-                           "timestamp \(source) expired at \(Self.format(timestamp.expires)) (now \(Self.format(now))); "
+                           "timestamp \(source) expired at \(InternetDate.format(timestamp.expires)) (now \(InternetDate.format(now))); "
                            + "the publisher must renew it (pkgctl timestamp)")
         }
         return timestamp
@@ -160,9 +160,5 @@ public struct TrustPolicy: Sendable {
                            + "\(keyKind)s: \(keys.map(\.shortID).joined(separator: ", ")))")
         }
         return verified
-    }
-
-    static func format(_ date: Date) -> String {
-        InternetDate.format(date)
     }
 }

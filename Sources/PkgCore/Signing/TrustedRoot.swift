@@ -64,8 +64,8 @@ public struct TrustedRoot: Sendable {
     /// reach a newer one is frozen on it, and must say so (TUF §5.3.10).
     func checkNotExpired(now: Date, clockSkew: TimeInterval) throws {
         guard now.timeIntervalSince(document.expires) <= clockSkew else {
-            throw PkgError(.untrustedRoot, "root \(version) expired at \(TrustPolicy.format(document.expires)) "
-                           + "(now \(TrustPolicy.format(now))) and the origin offers no newer one; the publisher must "
+            throw PkgError(.untrustedRoot, "root \(version) expired at \(InternetDate.format(document.expires)) "
+                           + "(now \(InternetDate.format(now))) and the origin offers no newer one; the publisher must "
                            + "sign a new root (pkgctl root)")
         }
     }

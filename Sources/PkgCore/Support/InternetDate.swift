@@ -21,19 +21,25 @@ package enum InternetDate {
             + "T\(digits(parts.tm_hour, 2)):\(digits(parts.tm_min, 2)):\(digits(parts.tm_sec, 2))Z"
     }
 
-    /// The time `text` names: `YYYY-MM-DDTHH:MM:SS` then `Z` or an offset `±HH:MM` (or
-    /// `±HHMM`, up to 18 hours), a real day of the years 1583 to 9999 (where the proleptic
-    /// Gregorian calendar is the calendar) whose instant, in UTC, is in those years too,
-    /// second 60 read as the next minute's first; nil for anything else, fractions of a
-    /// second included (pkgctl never writes them).
+    /// The second `text` names: `YYYY-MM-DDTHH:MM:SS`, a fraction of a second (dropped, as
+    /// ``format(_:)`` drops it), then `Z` or an offset `±HH:MM`, `±HHMM` or `±HH` of at most 18
+    /// hours; a real day of the years 1583 to 9999 (where the proleptic Gregorian calendar is
+    /// the calendar) whose instant, in UTC, is in those years too; second 60 read as the next
+    /// minute's first. Nil for anything else.
     package static func parse(_ text: String) -> Date? {
         let bytes = Array(text.utf8)
+        var zone = 19
+        if bytes.count > zone, bytes[zone] == UInt8(ascii: ".") {
+            zone += 1
+            while zone < bytes.count, allASCIIDigits(bytes[zone ... zone]) { zone += 1 }
+            guard zone > 20 else { return nil }
+        }
         guard bytes.count >= 20, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
               bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
               let year = number(bytes, 0, 4), let month = number(bytes, 5, 2), let day = number(bytes, 8, 2),
               let hour = number(bytes, 11, 2), let minute = number(bytes, 14, 2), let second = number(bytes, 17, 2),
               (1583...9999).contains(year), (1...12).contains(month), (1...daysIn(month, of: year)).contains(day),
-              hour < 24, minute < 60, second <= 60, let offset = offsetSeconds(bytes[19...]) else { return nil }
+              hour < 24, minute < 60, second <= 60, let offset = offsetSeconds(bytes[zone...]) else { return nil }
         var parts = tm()
         parts.tm_year = Int32(year - 1900)
         parts.tm_mon = Int32(month - 1)
@@ -57,20 +63,25 @@ package enum InternetDate {
         return date
     }
 
-    /// Dates in JSON as ``format(_:)`` writes them.
+    /// Dates in JSON as ``format(_:)`` writes them; a date it cannot write (past 9999, or
+    /// before 1583) is an error rather than another date.
     package static let encoding = JSONEncoder.DateEncodingStrategy.custom { date, encoder in
+        guard (earliest...latest).contains(date.timeIntervalSince1970.rounded(.down)) else {
+            throw EncodingError.invalidValue(date, .init(codingPath: encoder.codingPath,
+                                                         debugDescription: "\(date) is outside the years 1583 to 9999"))
+        }
         var container = encoder.singleValueContainer()
         try container.encode(format(date))
     }
 
-    /// The zone designator's offset east of UTC in seconds: `Z`, `±HH:MM` or `±HHMM`, at most
-    /// 18 hours either way (as Foundation reads them; the Earth's zones span −12 to +14).
+    /// The zone designator's offset east of UTC in seconds: `Z`, `±HH:MM`, `±HHMM` or `±HH`,
+    /// at most 18 hours either way (as Foundation reads them; the Earth's zones span −12 to +14).
     private static func offsetSeconds(_ zone: ArraySlice<UInt8>) -> Int? {
         let zone = Array(zone)
         if zone == [UInt8(ascii: "Z")] { return 0 }
-        guard zone.count == 6 && zone[3] == UInt8(ascii: ":") || zone.count == 5,
+        guard (zone.count == 6 && zone[3] == UInt8(ascii: ":")) || zone.count == 5 || zone.count == 3,
               zone[0] == UInt8(ascii: "+") || zone[0] == UInt8(ascii: "-"),
-              let hours = number(zone, 1, 2), let minutes = number(zone, zone.count - 2, 2),
+              let hours = number(zone, 1, 2), let minutes = zone.count == 3 ? 0 : number(zone, zone.count - 2, 2),
               minutes < 60, hours * 3600 + minutes * 60 <= 18 * 3600 else { return nil }
         let seconds = hours * 3600 + minutes * 60
         return zone[0] == UInt8(ascii: "+") ? seconds : -seconds
@@ -78,12 +89,9 @@ package enum InternetDate {
 
     /// The ASCII digits `bytes[start..<start + count]` as a number; nil when any is not a digit.
     private static func number(_ bytes: [UInt8], _ start: Int, _ count: Int) -> Int? {
-        var value = 0
-        for byte in bytes[start ..< start + count] {
-            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
-            value = value * 10 + Int(byte - UInt8(ascii: "0"))
-        }
-        return value
+        let digits = bytes[start ..< start + count]
+        guard allASCIIDigits(digits) else { return nil }
+        return digits.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
     }
 
     private static func daysIn(_ month: Int, of year: Int) -> Int {

@@ -117,7 +117,7 @@ struct ManifestCheck {
         if let accepted, clock().timeIntervalSince(accepted.expires) > trust.clockSkew {
             throw PkgError(.untrustedManifest,
                            "manifest \(manifestURL): the origin answered 304 Not Modified, but the manifest this store "
-                           + "accepted expired at \(TrustPolicy.format(accepted.expires)) (now \(TrustPolicy.format(clock()))); "
+                           + "accepted expired at \(InternetDate.format(accepted.expires)) (now \(InternetDate.format(clock()))); "
                            + "the publisher must re-sign it (pkgctl sign)")
         }
         guard conditional else {

@@ -7,23 +7,27 @@ import PkgCore
 /// across files and releases (a bundler's runtime, its imported-chunk hashes)
 /// cost almost nothing. Deterministic: the same trees give the same bytes.
 package struct TreeDeltaWriter {
-    /// zstd level of the data frame (19: `zstd -19 --long --patch-from`).
-    package var level: Int32 = 19
-
+    /// zstd level of the data frame: `zstd -19 --long --patch-from`.
+    static let level: Int32 = 19
     /// How far back level 19's match finder reaches: its binary tree holds the last 2^23
-    /// positions (zstd's chainLog 24 for large inputs, a 128 MiB table).
+    /// positions (zstd's chainLog 24 for large inputs, a 64 MiB table).
     static let treeReach: UInt64 = 1 << 23
     /// zstd's chainLog for a frame whose prefix and payload span more than ``treeReach``.
-    /// Changed files and their predecessors then lie mostly farther apart than the tree
-    /// reaches, so long-distance matching finds what the two share and the tree
-    /// only finds nearby matches, which one of 2^20 positions finds nearly as well with far
-    /// fewer cache misses: Streamlit's delta +0.7 % bytes, Gradio's +2.7 %, each frame in
-    /// under 60 % of the time (BENCHMARKS.md, "The tree delta's match finder"). Smaller spans
-    /// keep the level's tree, which reaches the predecessors there.
+    /// Changed files and their predecessors then mostly lie farther apart than the tree
+    /// reaches, so long-distance matching finds what the two share and the tree only finds
+    /// nearby matches, which one of 2^20 positions finds nearly as well with far fewer cache
+    /// misses: Streamlit's delta +0.7 % bytes, Gradio's +2.7 %, each frame in under 60 % of
+    /// the time (BENCHMARKS.md, "The tree delta's match finder"). Smaller spans keep the
+    /// level's tree, which reaches the predecessors there.
     static let farSpanChainLog: Int32 = 21
 
-    /// A writer at `level`.
-    package init(level: Int32 = 19) { self.level = level }
+    /// A writer.
+    package init() {}
+
+    /// zstd's chainLog for a frame of prefix and payload spanning `span` bytes; nil: the level's own.
+    static func chainLog(forSpan span: UInt64) -> Int32? {
+        span > treeReach ? farSpanChainLog : nil
+    }
 
     /// The delta from `base` to `target`, reading contents by SHA-256 with `contents`;
     /// nil when the new contents alone exceed what a device decodes in one frame.
@@ -73,9 +77,8 @@ package struct TreeDeltaWriter {
                                       bases: bases.map(\.path),
                                       removed: base.files.map(\.path).filter { !targetPaths.contains($0) },
                                       files: changes)
-        let span = prefixSize + payloadSize
-        let data = try Zstd.compress(payload, prefix: prefix, level: level,
-                                     chainLog: span > Self.treeReach ? Self.farSpanChainLog : nil)
+        let data = try Zstd.compress(payload, prefix: prefix, level: Self.level,
+                                     chainLog: Self.chainLog(forSpan: prefixSize + payloadSize))
         return try TreeDelta(header: header, data: data[...]).encoded()
     }
 

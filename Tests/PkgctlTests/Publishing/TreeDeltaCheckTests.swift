@@ -49,13 +49,17 @@ import Testing
         try verify(delta, base, target)
     }
 
-    /// A header that leaves out a removal still builds the tree it names (its digest made
-    /// to match), but not the release: the comparison with the target index catches it.
-    /// Past the reach of level 19's match finder (base and new contents over 8 MiB together)
-    /// the writer uses a smaller one: a changed file's predecessor, a whole prefix away, is
-    /// still found by long-distance matching, so 4.5 MiB with three bytes changed costs a few
-    /// KB, and the delta rebuilds the release.
-    @Test mutating func aPredecessorBeyondTheTreesReachStillCostsAlmostNothing() throws {
+    /// Past 8 MiB of base and new contents the writer uses a smaller match finder (chainLog
+    /// 21 instead of level 19's 24); up to it, the level's own.
+    @Test func theSmallerMatchFinderStartsPast8MiB() {
+        #expect(TreeDeltaWriter.chainLog(forSpan: 8 << 20) == nil)
+        #expect(TreeDeltaWriter.chainLog(forSpan: (8 << 20) + 1) == 21)
+    }
+
+    /// With the smaller match finder, whose tree reaches back 2^20 positions, a changed file's
+    /// predecessor 4.5 MiB back is still found by long-distance matching: 4.5 MiB with three
+    /// bytes changed costs a few KB, and the delta rebuilds the release.
+    @Test mutating func aPredecessorBeyondTheSmallerTreesReachStillCostsAlmostNothing() throws {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         var script = [UInt8](repeating: 0, count: 9 << 19)
@@ -67,13 +71,15 @@ import Testing
         for i in [1 << 20, 2 << 20, 4 << 20] { script[i] = UInt8(ascii: "!") }
         let base = index(["vendor.js": old])
         let target = index(["vendor.js": String(decoding: script, as: UTF8.self)])
-        try #require(UInt64(2 * script.count) > TreeDeltaWriter.treeReach)
+        try #require(TreeDeltaWriter.chainLog(forSpan: UInt64(2 * script.count)) != nil)
         let objects = self.objects
         let delta = try #require(try TreeDeltaWriter().delta(from: base, to: target) { objects[$0]! })
         #expect(delta.count < 16 << 10, "\(delta.count) bytes")
         try verify(delta, base, target)
     }
 
+    /// A header that leaves out a removal still builds the tree it names (its digest made
+    /// to match), but not the release: the comparison with the target index catches it.
     @Test mutating func aHeaderThatLiesAboutTheTreeIsRefused() throws {
         let (base, target, delta) = try release()
         var parsed = try TreeDelta.parse(delta, label: "test")

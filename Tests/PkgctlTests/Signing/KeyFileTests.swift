@@ -3,8 +3,8 @@ import Testing
 @testable import PkgCore
 
 /// Key files are PEM as OpenSSL writes them, read by pkgctl's own `PEMBlock`: the lax
-/// forms other tools write (CRLF, spaces at line ends, other line lengths) read as the
-/// same key, and anything but one block is refused by name.
+/// forms other tools write (CRLF, spaces at line ends, other line lengths, text around the
+/// block, a byte order mark) read as the same key, and anything but one block is refused by name.
 @Suite struct KeyFileTests {
     let temp: TemporaryDirectory
     let fixtures: SigningFixtures
@@ -35,6 +35,9 @@ import Testing
         shortLines.append(lines[lines.count - 1])
         let spaced: [String] = lines.map { $0 + "  " }
         let forms: [String: String] = [
+            "bom.pub": "\u{FEFF}" + text,
+            "text-before.pub": "my release key\n" + text,
+            "text-after.pub": text + "ED25519 Public-Key:\npub:\n    da:d2:7e\n",
             "crlf.pub": lines.joined(separator: "\r\n") + "\r\n",
             "spaces.pub": "\n\n" + spaced.joined(separator: "\n") + "\n\n",
             "short-lines.pub": shortLines.joined(separator: "\n"),
@@ -42,14 +45,24 @@ import Testing
         for (name, form) in forms {
             #expect(try read(form, as: name).id == key.id, "\(name)")
         }
-        #expect(PEMBlock(parsing: text)?.text == text.trimmingWhitespace(), "pkgctl writes what it reads, as OpenSSL does")
+        #expect(PEMBlock(parsing: text)?.text == text.trimmingWhitespace(), "pkgctl writes back the block it reads")
+    }
+
+    /// `openssl pkey -text` prints the key's fields after the block; such a file is trusted as the key.
+    @Test func opensslsTextOutputReadsAsItsKey() throws {
+        let privateKey = temp.path + "/theirs.key"
+        _ = try OpenSSL.run(["genpkey", "-algorithm", "ed25519", "-out", privateKey])
+        let plain = try read(try OpenSSL.run(["pkey", "-in", privateKey, "-pubout"]), as: "plain.pub")
+        let withText = try OpenSSL.run(["pkey", "-in", privateKey, "-pubout", "-text"])
+        #expect(withText.contains("ED25519 Public-Key:"))
+        #expect(try read(withText, as: "text.pub").id == plain.id)
     }
 
     @Test func anythingButOneBlockIsRefusedByName() throws {
         let text = try publicKeyText()
         let refused: [String: String] = [
             "two.pub": text + text,
-            "text-before.pub": "my release key\n" + text,
+            "two-with-text-between.pub": text + "and another\n" + text,
             "labels-differ.pub": text.replacingOccurrences(of: "END PUBLIC KEY", with: "END PRIVATE KEY"),
             "not-base64.pub": text.replacingOccurrences(of: "MCowBQYDK2Vw", with: "MCowBQYDK2V*"),
             "empty.pub": "-----BEGIN PUBLIC KEY-----\n-----END PUBLIC KEY-----\n",
