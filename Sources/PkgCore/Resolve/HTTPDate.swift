@@ -12,10 +12,10 @@ public enum HTTPDate {
         var time = time_t(seconds)
         var parts = tm()
         gmtime_r(&time, &parts)
-        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        let year = 1900 + parts.tm_year  // four digits, as the form has them: year 44 is "0044"
-        let fourDigitYear = (0..<1000).contains(year) ? String(String(year + 10_000).dropFirst()) : String(year)
-        return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(fourDigitYear) "
+        func two(_ value: Int32) -> String { DecimalText.zeroPadded(value, width: 2) }
+        // Four digits, as the form has them: year 44 is "0044".
+        let year = DecimalText.zeroPadded(1900 + parts.tm_year, width: 4)
+        return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(year) "
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
     }
 
@@ -59,9 +59,6 @@ public enum HTTPDate {
         parts.tm_min = minute
         parts.tm_sec = second
         let seconds = Int64(timegm(&parts))
-        return seconds <= latest ? seconds : nil
+        return seconds <= Int64(InternetDate.latest) ? seconds : nil
     }
-
-    /// 9999-12-31 23:59:59: a leap second after it would need a fifth digit of year.
-    private static let latest: Int64 = 253_402_300_799
 }

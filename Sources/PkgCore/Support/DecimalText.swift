@@ -8,4 +8,10 @@ package enum DecimalText {
         if droppingZeroTenth, tenths % 10 == 0 { return "\(tenths / 10)" }
         return "\(tenths / 10).\(tenths % 10)"
     }
+
+    /// `value` (not negative) in at least `width` digits, zeros in front: `7` → `07`, year 44 → `0044`.
+    package static func zeroPadded(_ value: Int32, width: Int) -> String {
+        let text = String(value)
+        return String(repeating: "0", count: max(0, width - text.count)) + text
+    }
 }

@@ -13,10 +13,7 @@ package enum InternetDate {
         var time = time_t(seconds.isNaN ? 0 : min(max(seconds, earliest), latest))
         var parts = tm()
         gmtime_r(&time, &parts)
-        func digits(_ value: Int32, _ count: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, count - text.count)) + text
-        }
+        func digits(_ value: Int32, _ width: Int) -> String { DecimalText.zeroPadded(value, width: width) }
         return "\(digits(1900 + parts.tm_year, 4))-\(digits(parts.tm_mon + 1, 2))-\(digits(parts.tm_mday, 2))"
             + "T\(digits(parts.tm_hour, 2)):\(digits(parts.tm_min, 2)):\(digits(parts.tm_sec, 2))Z"
     }
@@ -51,8 +48,10 @@ package enum InternetDate {
         return (earliest...latest).contains(seconds) ? Date(timeIntervalSince1970: seconds) : nil
     }
 
-    /// 1583-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
-    private static let earliest: Double = -12_212_553_600, latest: Double = 253_402_300_799
+    /// 1583-01-01T00:00:00Z, and 9999-12-31T23:59:59Z: the last second with a four-digit year
+    /// (HTTP dates end there too).
+    private static let earliest: Double = -12_212_553_600
+    static let latest: Double = 253_402_300_799
 
     /// Dates in JSON as ``parse(_:)`` reads them.
     package static let decoding = JSONDecoder.DateDecodingStrategy.custom { decoder in
@@ -82,8 +81,9 @@ package enum InternetDate {
         guard (zone.count == 6 && zone[3] == UInt8(ascii: ":")) || zone.count == 5 || zone.count == 3,
               zone[0] == UInt8(ascii: "+") || zone[0] == UInt8(ascii: "-"),
               let hours = number(zone, 1, 2), let minutes = zone.count == 3 ? 0 : number(zone, zone.count - 2, 2),
-              minutes < 60, hours * 3600 + minutes * 60 <= 18 * 3600 else { return nil }
+              minutes < 60 else { return nil }
         let seconds = hours * 3600 + minutes * 60
+        guard seconds <= 18 * 3600 else { return nil }
         return zone[0] == UInt8(ascii: "+") ? seconds : -seconds
     }
 
